@@ -1,0 +1,61 @@
+"""The Quart app: the ask API over the SQL ReAct agent."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import AsyncExitStack
+
+from langchain_core.language_models import BaseChatModel
+from quart import Quart
+
+from app.errors import register_error_handlers
+from app.routes import ask, health
+from app.thread_ids import ThreadIdClock
+from config import Settings
+from react_agent.service import open_agent_service
+from react_agent.thread_locks import ThreadLocks
+
+MAX_BODY_BYTES = 64 * 1024
+"""A question is at most 2000 characters; anything far larger is not a real request."""
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    model: BaseChatModel | None = None,
+    locks: ThreadLocks | None = None,
+) -> Quart:
+    """Build the app; the agent itself is built in before_serving, once per process.
+
+    Args:
+        settings: The settings; read from the environment and `.env` when omitted.
+        model: A chat model to use instead of ChatOpenAI (tests pass scripted ones).
+        locks: Thread claims to use instead of the default ones.
+
+    """
+    settings = settings or Settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    app = Quart(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["settings"] = settings
+    app.extensions["thread_id_clock"] = ThreadIdClock()
+    exit_stack = AsyncExitStack()
+
+    @app.before_serving
+    async def start_agent() -> None:
+        app.extensions["agent"] = await exit_stack.enter_async_context(
+            open_agent_service(settings, model=model, locks=locks)
+        )
+
+    @app.after_serving
+    async def stop_agent() -> None:
+        await exit_stack.aclose()
+
+    app.register_blueprint(ask.blueprint)
+    app.register_blueprint(health.blueprint)
+    register_error_handlers(app)
+    return app

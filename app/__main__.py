@@ -1,0 +1,34 @@
+"""`python -m app`: serve with Hypercorn on HOST:PORT."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+from app import create_app
+from config import Settings
+
+
+async def serve_forever(settings: Settings) -> None:
+    """Serve until SIGINT or SIGTERM, then let runs in flight finish and close the agent."""
+    config = Config()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    config.accesslog = "-"
+    config.errorlog = "-"
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await serve(create_app(settings), config, shutdown_trigger=stop.wait)
+
+
+def main() -> None:
+    """Read the settings and serve."""
+    asyncio.run(serve_forever(Settings()))
+
+
+if __name__ == "__main__":
+    main()

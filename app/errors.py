@@ -1,0 +1,65 @@
+"""The one error path: every error becomes the envelope, in the request's language."""
+
+from __future__ import annotations
+
+import logging
+
+from quart import Quart, Response, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from app.envelope import error_envelope
+from config import resolve_lang
+from react_agent.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+_HTTP_ERROR_TYPES = {
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+}
+
+
+def request_lang() -> str:
+    """Return the language of this request: validated `lang`, query `lang`, Accept-Language."""
+    lang = getattr(g, "lang", None)
+    if lang:
+        return lang
+    return resolve_lang(request.args.get("lang"), request.headers.get("Accept-Language"))
+
+
+def error_response(error: ServiceError) -> Response:
+    """Return the envelope response of `error` for the current request."""
+    body = error_envelope(
+        error,
+        request_lang(),
+        conversation_id=getattr(g, "conversation_id", None),
+        legacy=getattr(g, "legacy_envelope", False),
+    )
+    response = jsonify(body)
+    response.status_code = error.status
+    return response
+
+
+def register_error_handlers(app: Quart) -> None:
+    """Turn ServiceError, HTTP errors and unexpected exceptions into envelopes."""
+
+    @app.errorhandler(ServiceError)
+    async def handle_service_error(error: ServiceError) -> Response:
+        return error_response(error)
+
+    @app.errorhandler(HTTPException)
+    async def handle_http_error(error: HTTPException) -> Response:
+        status = error.code or 500
+        error_type = _HTTP_ERROR_TYPES.get(
+            status, "INVALID_REQUEST" if status < 500 else "INTERNAL_ERROR"
+        )
+        detail = error.description or error.name
+        return error_response(ServiceError(status, error_type, detail, reason=detail))
+
+    @app.errorhandler(Exception)
+    async def handle_unexpected(error: Exception) -> Response:
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(
+            ServiceError(500, "INTERNAL_ERROR", f"{type(error).__name__}: {error}", can_retry=True)
+        )

@@ -1,0 +1,33 @@
+"""The final data of a question, shared by the sync response and the stream's `completed` event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.envelope import now_timestamp
+from react_agent import AGENT_VERSION
+from react_agent.runner import RunResult
+
+
+def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
+    """Return the API's final data for one run; `sql` and `records` only when SQL ran."""
+    data: dict[str, Any] = {
+        "response": result.answer,
+        "conversation_id": result.thread_id,
+        "user_id": user_id,
+        "react_agent_meta": {
+            "thread_id": result.thread_id,
+            "conversation_rounds": result.conversation_rounds,
+            "tools_used": result.tools_used,
+            "execution_path": result.execution_path,
+            "total_messages": result.total_messages,
+            "sql_execution_count": result.sql_execution_count,
+            "agent_version": AGENT_VERSION,
+        },
+    }
+    if result.sql is not None:
+        data["sql"] = result.sql
+    if result.records is not None:
+        data["records"] = result.records
+    data["timestamp"] = now_timestamp()
+    return data

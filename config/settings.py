@@ -1,0 +1,82 @@
+"""The service's settings, read once from environment variables and `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every setting of the service; each field is the upper-case environment variable."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    # --- LLM (any OpenAI-compatible server) ---
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="API key of the OpenAI-compatible server."
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        description="Base URL of the OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1.",
+    )
+    llm_model: str = Field(default="gpt-4o-mini", description="Chat model name.")
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_timeout: float = Field(default=60.0, gt=0, description="Seconds per model call.")
+    llm_max_retries: int = Field(default=2, ge=0, le=10)
+
+    # --- Databases ---
+    data_database_url: str | None = Field(
+        default=None,
+        description="Database the questions are about; default: the embedded sample.",
+    )
+    checkpoint_database_url: str | None = Field(
+        default=None,
+        description="Where conversations are kept: sqlite:///…, postgresql://… or memory.",
+    )
+    data_dir: Path = Field(default=Path("data"), description="Directory for local state.")
+
+    # --- Agent ---
+    recursion_limit: int = Field(default=40, ge=8, le=500)
+    trim_max_turns: int = Field(
+        default=10, ge=1, description="Most recent question/answer turns the model sees."
+    )
+    trim_max_tokens: int = Field(
+        default=12000, ge=500, description="Approximate token budget of the model's context."
+    )
+    sql_row_limit: int = Field(default=1000, ge=1, description="Rows returned per query.")
+    sql_preview_rows: int = Field(
+        default=20, ge=1, description="Rows of a result shown to the model."
+    )
+    sql_timeout: float = Field(default=15.0, gt=0, description="Seconds per SQL query.")
+    run_timeout: float = Field(default=300.0, gt=0, description="Seconds per question.")
+    agent_language_hint: str = Field(
+        default="Answer in the language of the question.",
+        description="Extra instruction appended to the system prompt.",
+    )
+
+    # --- HTTP ---
+    host: str = "127.0.0.1"
+    port: int = Field(default=8084, ge=0, le=65535)
+    log_level: str = "INFO"
+
+    @field_validator("openai_base_url", "data_database_url", "checkpoint_database_url")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        # An empty line in .env (OPENAI_BASE_URL=) means "not set", not "the empty URL".
+        return value.strip() or None if value is not None else None
+
+    @property
+    def llm_configured(self) -> bool:
+        """Whether an LLM endpoint was given (a key for OpenAI, or a base URL for others)."""
+        return bool(self.openai_base_url) or bool(
+            self.openai_api_key and self.openai_api_key.get_secret_value()
+        )
+
+    @property
+    def resolved_checkpoint_database_url(self) -> str:
+        """The checkpointer URL, defaulting to a SQLite file in the data directory."""
+        return self.checkpoint_database_url or f"sqlite:///{self.data_dir / 'checkpoints.db'}"

@@ -1,0 +1,225 @@
+"""Read-only access to the database that questions are about."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+from react_agent.errors import ServiceError
+from react_agent.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.sample_data import SAMPLE_DB_PATH
+
+SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
+
+
+class QueryFailed(Exception):
+    """The database refused or aborted a query; the message is for the model to read."""
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table's name, its columns as (name, type) and its row count."""
+
+    name: str
+    columns: list[tuple[str, str]]
+    row_count: int | None
+
+
+class SQLDatabase(Protocol):
+    """What the agent's tools need from a database."""
+
+    dialect: str
+    """The sqlglot dialect name: "sqlite" or "postgres"."""
+
+    async def list_tables(self) -> list[str]:
+        """Return the names of the tables the agent may query."""
+        ...
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        """Return columns and row counts of the named tables."""
+        ...
+
+    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+        """Run one read-only query, keeping at most `row_limit` rows."""
+        ...
+
+    async def explain(self, sql: str, *, timeout: float) -> None:
+        """Let the database plan the query without running it; raise QueryFailed if it can't."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+def sqlite_path_from_url(url: str) -> Path:
+    """Return the file of a `sqlite:///relative.db` or `sqlite:////absolute.db` URL."""
+    parts = urlsplit(url)
+    if parts.scheme != "sqlite" or parts.netloc:
+        raise ValueError(f"not a sqlite:/// URL: {url!r}")
+    path = unquote(parts.path)
+    # sqlite:///data.db has path "/data.db" (relative); sqlite:////abs.db has "//abs.db".
+    return Path(path[1:]) if path.startswith("/") else Path(path)
+
+
+def database_kind(url: str) -> str:
+    """Return "sqlite", "postgres" or "memory" for a database URL."""
+    scheme = urlsplit(url).scheme.split("+")[0].lower()
+    if url.strip().lower() == "memory":
+        return "memory"
+    if scheme == "sqlite":
+        return "sqlite"
+    if scheme in ("postgresql", "postgres"):
+        return "postgres"
+    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db or postgresql://…")
+
+
+class SQLiteDatabase:
+    """A SQLite file opened read-only; each query runs on its own connection in a thread."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+        if not self.path.is_file():
+            raise ServiceError(
+                503,
+                "DATABASE_UNAVAILABLE",
+                f"SQLite database file not found: {self.path}",
+                can_retry=False,
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        # mode=ro refuses writes at the file level; query_only refuses them in SQL too.
+        connection = sqlite3.connect(
+            f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False
+        )
+        connection.execute("PRAGMA query_only = ON")
+        return connection
+
+    async def list_tables(self) -> list[str]:
+        """Return the user tables, without SQLite's internal ones."""
+        rows = await asyncio.to_thread(
+            self._fetch_all,
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        return [name for (name,) in rows]
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        """Return columns and row counts of the named tables that exist."""
+        return await asyncio.to_thread(self._describe, names)
+
+    def _describe(self, names: list[str]) -> list[TableInfo]:
+        with self._connect() as connection:
+            existing = {
+                name
+                for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+                )
+            }
+            infos = []
+            for name in names:
+                if name not in existing:
+                    continue
+                quoted = '"' + name.replace('"', '""') + '"'
+                columns = [
+                    (row[1], row[2] or "")
+                    for row in connection.execute(f"PRAGMA table_info({quoted})")
+                ]
+                (count,) = connection.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()
+                infos.append(TableInfo(name, columns, count))
+            return infos
+
+    def _fetch_all(self, sql: str) -> list[tuple[Any, ...]]:
+        with self._connect() as connection:
+            return connection.execute(sql).fetchall()
+
+    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+        """Run `sql` read-only; stop it at `timeout` seconds or when the caller is cancelled."""
+        cancelled = threading.Event()
+        try:
+            return await asyncio.to_thread(self._run, sql, row_limit, timeout, cancelled)
+        except asyncio.CancelledError:
+            # The thread cannot be killed; the progress handler sees this flag and aborts.
+            cancelled.set()
+            raise
+
+    def _run(
+        self, sql: str, row_limit: int, timeout: float, cancelled: threading.Event
+    ) -> QueryResult:
+        deadline = time.monotonic() + timeout
+        connection = self._connect()
+        connection.set_progress_handler(
+            lambda: int(cancelled.is_set() or time.monotonic() > deadline), 1000
+        )
+        try:
+            cursor = connection.execute(sql)
+            columns = unique_column_names(d[0] for d in cursor.description or ())
+            raw = cursor.fetchmany(row_limit + 1)
+            is_limited = len(raw) > row_limit
+            total = len(raw)
+            if is_limited:
+                raw = raw[:row_limit]
+                total = self._count_rows(connection, sql, fallback=total)
+            return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
+        except sqlite3.OperationalError as exc:
+            if str(exc) == "interrupted":
+                if cancelled.is_set():
+                    raise QueryFailed("query cancelled") from exc
+                raise QueryFailed(
+                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+                ) from exc
+            raise QueryFailed(str(exc)) from exc
+        except sqlite3.Error as exc:
+            raise QueryFailed(str(exc)) from exc
+        finally:
+            connection.close()
+
+    @staticmethod
+    def _count_rows(connection: sqlite3.Connection, sql: str, *, fallback: int) -> int:
+        try:
+            (count,) = connection.execute(
+                f"SELECT COUNT(*) FROM ({sql.rstrip().rstrip(';')})"
+            ).fetchone()
+            return int(count)
+        except sqlite3.Error:
+            # Counting is a courtesy; the capped rows are still right without it.
+            return fallback
+
+    async def explain(self, sql: str, *, timeout: float) -> None:
+        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
+        try:
+            await asyncio.to_thread(self._fetch_all, f"EXPLAIN {sql}")
+        except sqlite3.Error as exc:
+            raise QueryFailed(str(exc)) from exc
+
+    async def ping(self) -> None:
+        """Open the file and read its schema."""
+        await asyncio.to_thread(self._fetch_all, "SELECT count(*) FROM sqlite_master")
+
+    async def aclose(self) -> None:
+        """Nothing to close: connections live for one query."""
+
+
+async def open_database(url: str | None) -> SQLDatabase:
+    """Open the data database named by `url` (default: the embedded sample)."""
+    url = url or SAMPLE_DATABASE_URL
+    kind = database_kind(url)
+    if kind == "sqlite":
+        return SQLiteDatabase(sqlite_path_from_url(url))
+    if kind == "postgres":
+        from react_agent.postgres_database import PostgresDatabase
+
+        return await PostgresDatabase.open(url)
+    raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

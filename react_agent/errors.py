@@ -1,0 +1,66 @@
+"""Typed errors with an HTTP-style status and a stable UPPER_SNAKE code."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import openai
+
+
+class ServiceError(Exception):
+    """An error that ends a request with a status, a code and a human message.
+
+    Args:
+        status: The HTTP status the error maps to (400, 404, 409, 500, 503, 504).
+        error_type: A stable UPPER_SNAKE code; also the key of its message in config.
+        detail: What went wrong, for `data.error` (English, for logs and developers).
+        can_retry: Whether sending the same request again later could succeed; by default
+            true for 409, 503 and 504, as the API promises.
+        params: Values formatted into the localized message.
+
+    """
+
+    def __init__(
+        self,
+        status: int,
+        error_type: str,
+        detail: str,
+        *,
+        can_retry: bool | None = None,
+        **params: object,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.error_type = error_type
+        self.detail = detail
+        self.can_retry = status in (409, 503, 504) if can_retry is None else can_retry
+        self.params = params
+
+
+def bad_request(error_type: str, detail: str, **params: object) -> ServiceError:
+    """Return a 400 error for invalid input."""
+    return ServiceError(400, error_type, detail, **params)
+
+
+def classify_exception(exc: BaseException) -> ServiceError:
+    """Turn an exception raised while answering into the ServiceError a client should see."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
+        return ServiceError(504, "LLM_TIMEOUT", f"model call timed out: {exc}", can_retry=True)
+    if isinstance(exc, openai.RateLimitError):
+        return ServiceError(503, "LLM_RATE_LIMITED", _api_detail(exc), can_retry=True)
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return ServiceError(503, "LLM_AUTH_FAILED", _api_detail(exc))
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        return ServiceError(503, "LLM_UNAVAILABLE", f"cannot reach the LLM: {exc}", can_retry=True)
+    if isinstance(exc, openai.APIStatusError):
+        if exc.status_code >= 500:
+            return ServiceError(503, "LLM_UNAVAILABLE", _api_detail(exc), can_retry=True)
+        return ServiceError(503, "LLM_BAD_REQUEST", _api_detail(exc))
+    return ServiceError(500, "AGENT_FAILED", f"{type(exc).__name__}: {exc}", can_retry=True)
+
+
+def _api_detail(exc: openai.APIStatusError) -> str:
+    return f"LLM answered HTTP {exc.status_code}: {exc.message}"

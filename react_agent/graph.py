@@ -1,0 +1,50 @@
+"""The ReAct graph: trim, think, run tools, repeat, answer."""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode
+
+from react_agent.node_names import (
+    AGENT,
+    END,
+    FORMAT_FINAL_RESPONSE,
+    PREPARE_TOOL_INPUT,
+    START,
+    TOOLS,
+    TRIM_MESSAGES,
+    UPDATE_STATE_AFTER_TOOL,
+)
+from react_agent.nodes import AgentNodes
+from react_agent.state import AgentState
+
+
+def build_graph(
+    nodes: AgentNodes, tools: list[BaseTool], checkpointer: BaseCheckpointSaver | None
+) -> CompiledStateGraph:
+    """Wire the nodes into the ReAct loop and compile it with the checkpointer."""
+    builder = StateGraph(AgentState)
+    builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
+    builder.add_node(AGENT, nodes.call_model)
+    builder.add_node(PREPARE_TOOL_INPUT, nodes.prepare_tool_input)
+    # Unknown tools and bad arguments come back to the model as tool errors to correct.
+    builder.add_node(TOOLS, ToolNode(tools, handle_tool_errors=True))
+    builder.add_node(UPDATE_STATE_AFTER_TOOL, nodes.update_state_after_tool)
+    builder.add_node(FORMAT_FINAL_RESPONSE, nodes.format_final_response)
+
+    # Every question starts by choosing what part of the history the model sees.
+    builder.add_edge(START, TRIM_MESSAGES)
+    builder.add_edge(TRIM_MESSAGES, AGENT)
+    # The model either asks for tools or answers (also when the step limit is near).
+    builder.add_conditional_edges(
+        AGENT, nodes.route_model_output, [PREPARE_TOOL_INPUT, FORMAT_FINAL_RESPONSE]
+    )
+    builder.add_edge(PREPARE_TOOL_INPUT, TOOLS)
+    builder.add_edge(TOOLS, UPDATE_STATE_AFTER_TOOL)
+    # Tool results go back to the model, which decides what to do next.
+    builder.add_edge(UPDATE_STATE_AFTER_TOOL, AGENT)
+    builder.add_edge(FORMAT_FINAL_RESPONSE, END)
+    return builder.compile(checkpointer=checkpointer, name="sql_react_agent")

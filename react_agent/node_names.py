@@ -1,0 +1,32 @@
+"""Names of the graph's nodes, shared by the graph, the display map and the tests."""
+
+from langgraph.constants import END, START
+
+TRIM_MESSAGES = "trim_messages"
+AGENT = "agent"
+PREPARE_TOOL_INPUT = "prepare_tool_input"
+TOOLS = "tools"
+UPDATE_STATE_AFTER_TOOL = "update_state_after_tool"
+FORMAT_FINAL_RESPONSE = "format_final_response"
+
+GRAPH_NODES = (
+    TRIM_MESSAGES,
+    AGENT,
+    PREPARE_TOOL_INPUT,
+    TOOLS,
+    UPDATE_STATE_AFTER_TOOL,
+    FORMAT_FINAL_RESPONSE,
+)
+"""Every node the graph declares, in the order a tool-using run first meets them."""
+
+__all__ = [
+    "AGENT",
+    "END",
+    "FORMAT_FINAL_RESPONSE",
+    "GRAPH_NODES",
+    "PREPARE_TOOL_INPUT",
+    "START",
+    "TOOLS",
+    "TRIM_MESSAGES",
+    "UPDATE_STATE_AFTER_TOOL",
+]

@@ -1,0 +1,171 @@
+"""The graph's nodes and its router."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+
+from config import localize
+from react_agent.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
+from react_agent.prompts import SYSTEM_PROMPT
+from react_agent.state import AgentState
+from react_agent.tools import RUN_SQL
+from react_agent.trimming import select_context_start
+
+STEPS_PER_TOOL_ROUND = 4
+"""prepare_tool_input, tools, update_state_after_tool and agent again."""
+
+
+@dataclass
+class AgentNodes:
+    """Node functions bound to one model and one set of settings.
+
+    Args:
+        model: The chat model, already bound to the tools.
+        dialect: The database's SQL dialect, told to the model.
+        tables: Names of the tables, told to the model.
+        max_turns: Most recent turns the model sees.
+        max_tokens: Approximate token budget of what the model sees.
+        row_limit: Row cap of query results, told to the model.
+        preview_rows: Rows of a result the model sees.
+        language_hint: Extra instruction for the system prompt.
+
+    """
+
+    model: Any
+    dialect: str
+    tables: Sequence[str]
+    max_turns: int
+    max_tokens: int
+    row_limit: int
+    preview_rows: int
+    language_hint: str = ""
+
+    async def trim_messages(self, state: AgentState) -> dict[str, Any]:
+        """Choose the whole turns the model will see, within the turn and token budgets."""
+        messages = state["messages"]
+        start = select_context_start(messages, max_turns=self.max_turns, max_tokens=self.max_tokens)
+        return {"context_start_id": messages[start].id}
+
+    async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        """Ask the model for its next step: tool calls, or the answer."""
+        prompt = SYSTEM_PROMPT.format(
+            dialect=self.dialect,
+            preview_rows=self.preview_rows,
+            row_limit=self.row_limit,
+            language_hint=self.language_hint,
+            tables=", ".join(self.tables) or "(none)",
+            now=datetime.now().astimezone().isoformat(timespec="seconds"),
+        )
+        context = visible_messages(state["messages"], state.get("context_start_id"))
+        response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
+        return {"messages": [response]}
+
+    async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
+        """Tidy the SQL the model wrote and note which tools are about to run."""
+        message = state["messages"][-1]
+        assert isinstance(message, AIMessage)
+        calls = [_tidy_tool_call(call) for call in message.tool_calls]
+        update: dict[str, Any] = {"pending_tools": [call["name"] for call in calls]}
+        if calls != message.tool_calls:
+            # Same id: add_messages replaces the message instead of appending it.
+            update["messages"] = [message.model_copy(update={"tool_calls": calls})]
+        return update
+
+    async def update_state_after_tool(self, state: AgentState) -> dict[str, Any]:
+        """Record the tools that ran and the SQL results of this round."""
+        results = _trailing_tool_messages(state["messages"])
+        update: dict[str, Any] = {
+            "pending_tools": [],
+            "tools_used": [*state.get("tools_used", []), *(m.name or "" for m in results)],
+            "sql_execution_count": state.get("sql_execution_count", 0),
+        }
+        for message in results:
+            artifact = message.artifact if isinstance(message.artifact, dict) else None
+            if message.name != RUN_SQL or artifact is None:
+                continue
+            if artifact.get("outcome") in ("ok", "failed"):
+                update["sql_execution_count"] += 1
+            if artifact.get("outcome") == "ok":
+                update["sql"] = artifact["sql"]
+                update["records"] = artifact["records"]
+        return update
+
+    async def format_final_response(
+        self, state: AgentState, config: RunnableConfig
+    ) -> dict[str, Any]:
+        """Fix the answer text; when the step limit cut the run short, say so plainly."""
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage) and last.tool_calls:
+            lang = config.get("configurable", {}).get("lang")
+            answer = localize("STEP_LIMIT_ANSWER", lang)
+            closing = [
+                *unanswered_tool_results(last, "Not run: the step limit was reached."),
+                AIMessage(answer),
+            ]
+            return {"messages": closing, "final_answer": answer, "pending_tools": []}
+        text = message_text(last).strip()
+        if not text:
+            text = localize("EMPTY_ANSWER", config.get("configurable", {}).get("lang"))
+        return {"final_answer": text}
+
+    def route_model_output(self, state: AgentState) -> str:
+        """Go on to the tools when the model asked for them and steps remain; else answer."""
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage) or not last.tool_calls:
+            return FORMAT_FINAL_RESPONSE
+        if state["remaining_steps"] <= STEPS_PER_TOOL_ROUND + 1:
+            return FORMAT_FINAL_RESPONSE
+        return PREPARE_TOOL_INPUT
+
+
+def visible_messages(messages: Sequence[AnyMessage], start_id: str | None) -> list[AnyMessage]:
+    """Return the messages from `start_id` on (all of them if it is unknown)."""
+    for index, message in enumerate(messages):
+        if message.id == start_id:
+            return list(messages[index:])
+    return list(messages)
+
+
+def unanswered_tool_results(message: AIMessage, reason: str) -> list[ToolMessage]:
+    """Return error results for tool calls of `message`, so the history stays valid."""
+    return [
+        ToolMessage(content=reason, tool_call_id=call["id"], name=call["name"], status="error")
+        for call in message.tool_calls
+    ]
+
+
+def message_text(message: AnyMessage) -> str:
+    """Return the text of a message whose content may be a list of parts."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(
+        part if isinstance(part, str) else str(part.get("text", ""))
+        for part in content
+        if isinstance(part, str) or part.get("type") == "text"
+    )
+
+
+def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]:
+    results: list[ToolMessage] = []
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            break
+        results.append(message)
+    return results[::-1]
+
+
+def _tidy_tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    args = call.get("args") or {}
+    sql = args.get("sql")
+    if isinstance(sql, str):
+        tidy = sql.strip().rstrip(";").strip()
+        if tidy != sql:
+            return {**call, "args": {**args, "sql": tidy}}
+    return call

@@ -1,0 +1,300 @@
+"""Running questions: one background task per question, with an event log clients follow."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, HumanMessage
+from langgraph.graph.state import CompiledStateGraph
+
+from config import localize
+from react_agent.errors import ServiceError, classify_exception
+from react_agent.node_names import AGENT
+from react_agent.nodes import message_text, unanswered_tool_results
+from react_agent.state import new_question_state
+from react_agent.thread_locks import ThreadLocks
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one question's run produced, read from the thread's final state."""
+
+    thread_id: str
+    answer: str
+    execution_path: list[str]
+    tools_used: list[str]
+    sql: str | None
+    records: dict[str, Any] | None
+    sql_execution_count: int
+    total_messages: int
+    conversation_rounds: int
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """The run holds its thread and is about to call the model."""
+
+    thread_id: str
+
+
+@dataclass(frozen=True)
+class NodeFinished:
+    """A graph node finished; `tool_names` are the tools it ran (for the tools node)."""
+
+    node: str
+    step: int
+    tool_names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TokenStreamed:
+    """New answer text from the model."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """The run ended with an answer."""
+
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """The run ended with an error."""
+
+    error: ServiceError
+
+
+RunEvent = RunStarted | NodeFinished | TokenStreamed | RunFinished | RunFailed
+
+
+class Run:
+    """One question being answered: a task, and the log of its events in order."""
+
+    def __init__(self, thread_id: str, lang: str | None) -> None:
+        self.run_id = uuid.uuid4().hex
+        self.thread_id = thread_id
+        self.lang = lang
+        self.events: list[RunEvent] = []
+        self.current_node: str | None = None
+        self.task: asyncio.Task[None] | None = None
+        self._appended = asyncio.Event()
+
+    @property
+    def done(self) -> bool:
+        """Whether the final event (RunFinished or RunFailed) is in the log."""
+        return bool(self.events) and isinstance(self.events[-1], RunFinished | RunFailed)
+
+    def append(self, event: RunEvent) -> None:
+        """Add an event and wake every follower."""
+        self.events.append(event)
+        if isinstance(event, NodeFinished):
+            self.current_node = event.node
+        self._appended.set()
+        self._appended = asyncio.Event()
+
+    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, RunEvent]]:
+        """Yield `(seq, event)` for events after sequence number `after`, until the end.
+
+        Sequence numbers start at 1; a follower that reconnects passes the last one it saw.
+        """
+        index = after
+        while True:
+            while index < len(self.events):
+                index += 1
+                yield index, self.events[index - 1]
+            if self.done:
+                return
+            await self._appended.wait()
+
+    async def outcome(self) -> RunResult:
+        """Wait for the end of the run; return its result or raise its error."""
+        async for _, event in self.follow(len(self.events) - 1 if self.done else 0):
+            if isinstance(event, RunFinished):
+                return event.result
+            if isinstance(event, RunFailed):
+                raise event.error
+        raise ServiceError(500, "AGENT_FAILED", "run ended without a result")
+
+    def cancel(self) -> None:
+        """Stop the run (its model call and any running query)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+
+class AgentRunner:
+    """Starts runs of the compiled graph, one at a time per thread.
+
+    Args:
+        graph: The compiled graph (with its checkpointer).
+        locks: Who may run on which thread.
+        recursion_limit: LangGraph's step limit per question.
+        run_timeout: Seconds a question may take in all.
+
+    """
+
+    def __init__(
+        self,
+        graph: CompiledStateGraph,
+        locks: ThreadLocks,
+        *,
+        recursion_limit: int,
+        run_timeout: float,
+    ) -> None:
+        self.graph = graph
+        self.locks = locks
+        self.recursion_limit = recursion_limit
+        self.run_timeout = run_timeout
+        self.active: dict[str, Run] = {}
+
+    async def start(
+        self, question: str, thread_id: str, *, lang: str | None = None, stream_tokens: bool = False
+    ) -> Run:
+        """Claim the thread and start answering in the background.
+
+        Raises:
+            ServiceError: 409 THREAD_BUSY when the thread is already answering a question.
+
+        """
+        release = await self.locks.claim(thread_id)
+        run = Run(thread_id, lang)
+        self.active[thread_id] = run
+        run.task = asyncio.create_task(
+            self._execute(run, question, stream_tokens, release), name=f"run-{thread_id}"
+        )
+        return run
+
+    async def ask(self, question: str, thread_id: str, *, lang: str | None = None) -> RunResult:
+        """Answer a question and return the result; cancelling the caller cancels the run."""
+        run = await self.start(question, thread_id, lang=lang)
+        try:
+            return await run.outcome()
+        except asyncio.CancelledError:
+            run.cancel()
+            raise
+
+    async def aclose(self) -> None:
+        """Cancel every run still going and wait for them to end."""
+        tasks = [run.task for run in self.active.values() if run.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def config_for(self, thread_id: str, lang: str | None = None) -> dict[str, Any]:
+        """Return the graph config of a thread."""
+        return {
+            "configurable": {"thread_id": thread_id, "lang": lang},
+            "recursion_limit": self.recursion_limit,
+        }
+
+    async def _execute(self, run: Run, question: str, stream_tokens: bool, release: Any) -> None:
+        config = self.config_for(run.thread_id, run.lang)
+        path: list[str] = []
+        try:
+            async with asyncio.timeout(self.run_timeout):
+                snapshot = await self.graph.aget_state(config)
+                closing = close_unfinished_turn(snapshot.values.get("messages", []), run.lang)
+                run.append(RunStarted(run.thread_id))
+                graph_input = {
+                    "messages": [*closing, HumanMessage(question)],
+                    **new_question_state(),
+                }
+                modes = ["updates", "messages"] if stream_tokens else ["updates"]
+                async for mode, chunk in self.graph.astream(graph_input, config, stream_mode=modes):
+                    if mode == "updates":
+                        for node, update in chunk.items():
+                            path.append(node)
+                            run.append(NodeFinished(node, len(path), _tool_names(update)))
+                    else:
+                        token = _answer_token(chunk)
+                        if token:
+                            run.append(TokenStreamed(token))
+                final = await self.graph.aget_state(config)
+            run.append(RunFinished(build_run_result(run.thread_id, final.values, path)))
+        except asyncio.CancelledError:
+            run.append(
+                RunFailed(
+                    ServiceError(503, "RUN_CANCELLED", "the run was cancelled", can_retry=True)
+                )
+            )
+            raise
+        except TimeoutError:
+            run.append(
+                RunFailed(
+                    ServiceError(
+                        504,
+                        "RUN_TIMEOUT",
+                        f"the question took longer than {self.run_timeout:g} s",
+                        can_retry=True,
+                    )
+                )
+            )
+        except Exception as exc:
+            error = classify_exception(exc)
+            if error.status >= 500 and error.error_type == "AGENT_FAILED":
+                logger.exception("run on thread %s failed", run.thread_id)
+            run.append(RunFailed(error))
+        finally:
+            if self.active.get(run.thread_id) is run:
+                del self.active[run.thread_id]
+            await release()
+
+
+def build_run_result(thread_id: str, values: dict[str, Any], path: list[str]) -> RunResult:
+    """Read a question's result from the thread's state after its run."""
+    messages: list[AnyMessage] = values.get("messages", [])
+    return RunResult(
+        thread_id=thread_id,
+        answer=values.get("final_answer") or "",
+        execution_path=list(path),
+        tools_used=list(values.get("tools_used") or []),
+        sql=values.get("sql"),
+        records=values.get("records"),
+        sql_execution_count=int(values.get("sql_execution_count") or 0),
+        total_messages=len(messages),
+        conversation_rounds=sum(isinstance(m, HumanMessage) for m in messages),
+    )
+
+
+def close_unfinished_turn(messages: Sequence[AnyMessage], lang: str | None) -> list[AnyMessage]:
+    """Return messages that close a turn a crash or disconnect left open.
+
+    Tool calls without results would make the next model call fail, so each gets an
+    error result, and an interrupted question gets an answer saying so.
+    """
+    if not messages:
+        return []
+    last = messages[-1]
+    if isinstance(last, AIMessage) and not last.tool_calls:
+        return []
+    closing: list[AnyMessage] = []
+    if isinstance(last, AIMessage):
+        closing.extend(unanswered_tool_results(last, "Not run: the question was interrupted."))
+    closing.append(AIMessage(localize("INTERRUPTED_ANSWER", lang)))
+    return closing
+
+
+def _tool_names(update: Any) -> list[str]:
+    if not isinstance(update, dict):
+        return []
+    return [
+        message.name
+        for message in update.get("messages", [])
+        if getattr(message, "type", None) == "tool" and message.name
+    ]
+
+
+def _answer_token(chunk: Any) -> str:
+    message, metadata = chunk
+    if metadata.get("langgraph_node") != AGENT or not isinstance(message, AIMessageChunk):
+        return ""
+    return message_text(message)

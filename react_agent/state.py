@@ -1,0 +1,52 @@
+"""The graph's state, declared once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from langgraph.managed import RemainingSteps
+
+
+class AgentState(TypedDict, total=False):
+    """State of one conversation thread; the per-question fields are reset by each question."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The whole conversation, kept in the checkpoint (the model sees a trimmed window)."""
+
+    context_start_id: str | None
+    """Id of the first message the model sees, chosen by trim_messages."""
+
+    pending_tools: list[str]
+    """Names of the tools the model asked for, about to run."""
+
+    tools_used: list[str]
+    """Tools run while answering the current question, in order."""
+
+    sql: str | None
+    """The last SQL that ran successfully for the current question."""
+
+    records: dict[str, Any] | None
+    """The records of that SQL: columns, rows, total_row_count, is_limited."""
+
+    sql_execution_count: int
+    """SQL executions that reached the database for the current question."""
+
+    final_answer: str | None
+    """The answer to the current question, set by format_final_response."""
+
+    remaining_steps: RemainingSteps
+    """Steps left before the recursion limit (managed by LangGraph)."""
+
+
+def new_question_state() -> dict[str, Any]:
+    """Return the per-question fields as they are when a question starts."""
+    return {
+        "pending_tools": [],
+        "tools_used": [],
+        "sql": None,
+        "records": None,
+        "sql_execution_count": 0,
+        "final_answer": None,
+    }

@@ -1,0 +1,105 @@
+"""The SQL tools the model calls; each docstring is what the model reads."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool, InjectedToolCallId, tool
+
+from react_agent.database import QueryFailed, SQLDatabase
+from react_agent.records import QueryResult
+
+LIST_TABLES = "list_tables"
+DESCRIBE_TABLES = "describe_tables"
+CHECK_SQL = "check_sql"
+RUN_SQL = "run_sql"
+
+
+def build_sql_tools(
+    database: SQLDatabase, *, row_limit: int, preview_rows: int, timeout: float
+) -> list[BaseTool]:
+    """Return the tools bound to one database.
+
+    Args:
+        database: Where queries run.
+        row_limit: Most rows a query returns to the final data.
+        preview_rows: Rows of a result the model sees; the rest stay out of its context.
+        timeout: Seconds a query may run.
+
+    """
+
+    @tool(LIST_TABLES)
+    async def list_tables() -> str:
+        """List the tables in the database with their columns. Call this first."""
+        names = await database.list_tables()
+        infos = await database.describe_tables(names)
+        return "\n".join(
+            f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
+            for info in infos
+        )
+
+    @tool(DESCRIBE_TABLES)
+    async def describe_tables(table_names: list[str]) -> str:
+        """Show the columns (name and type) and row counts of the given tables."""
+        infos = await database.describe_tables(table_names)
+        missing = sorted(set(table_names) - {info.name for info in infos})
+        lines = [
+            f"{info.name} ({info.row_count} rows):\n"
+            + "\n".join(f"  {name} {type_}" for name, type_ in info.columns)
+            for info in infos
+        ]
+        if missing:
+            lines.append("No such table: " + ", ".join(missing))
+        return "\n".join(lines)
+
+    @tool(CHECK_SQL)
+    async def check_sql(sql: str) -> str:
+        """Check a SELECT query for mistakes without running it. Returns OK or the error."""
+        try:
+            await database.explain(sql, timeout=timeout)
+        except QueryFailed as exc:
+            return f"Error: {exc}"
+        return "OK: the query is valid."
+
+    @tool(RUN_SQL)
+    async def run_sql(sql: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> ToolMessage:
+        """Run one read-only SELECT query and return its columns and first rows.
+
+        If it fails, read the error, fix the query and try again.
+        """
+        try:
+            result = await database.run_query(sql, row_limit=row_limit, timeout=timeout)
+        except QueryFailed as exc:
+            return ToolMessage(
+                content=f"Error: {exc}",
+                tool_call_id=tool_call_id,
+                name=RUN_SQL,
+                status="error",
+                artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
+            )
+        return ToolMessage(
+            content=describe_result(result, preview_rows),
+            tool_call_id=tool_call_id,
+            name=RUN_SQL,
+            artifact={"sql": sql, "outcome": "ok", "records": result.as_records()},
+        )
+
+    return [list_tables, describe_tables, check_sql, run_sql]
+
+
+def describe_result(result: QueryResult, preview_rows: int) -> str:
+    """Summarise a result for the model: the row count and the first rows as JSON lines."""
+    shown = result.rows[:preview_rows]
+    header = f"{result.total_row_count} row(s); columns: {', '.join(result.columns)}"
+    if result.is_limited:
+        header += f" (only the first {len(result.rows)} rows were fetched)"
+    lines = [header, *(_json_line(row) for row in shown)]
+    if len(result.rows) > len(shown):
+        lines.append(f"… {result.total_row_count - len(shown)} more row(s) not shown")
+    return "\n".join(lines)
+
+
+def _json_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, default=str)

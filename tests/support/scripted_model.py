@@ -1,0 +1,133 @@
+"""A chat model that plays back scripted replies, for testing the graph without an LLM."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+_ids = itertools.count(1)
+
+Reply = AIMessage | Callable[[list[BaseMessage]], AIMessage] | BaseException
+
+
+def answer(text: str) -> AIMessage:
+    """Return a final answer without tool calls."""
+    return AIMessage(content=text)
+
+
+def call_tool(name: str, **args: Any) -> AIMessage:
+    """Return a reply that calls one tool."""
+    return AIMessage(
+        content="", tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}"}]
+    )
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Returns `replies` in order; records what it was shown.
+
+    A reply may be an AIMessage, a function of the prompt returning one, or an exception
+    to raise. `gates[n]` (an asyncio.Event) makes call n (0-based) wait until it is set;
+    `entered[n]` is set when call n starts, so tests can synchronise without sleeping.
+    When the script runs out, `default` (if given) is repeated.
+    """
+
+    replies: list[Any] = Field(default_factory=list)
+    default: Any = None
+    seen: list[list[BaseMessage]] = Field(default_factory=list)
+    gates: dict[int, Any] = Field(default_factory=dict)
+    entered: dict[int, Any] = Field(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        """Tools are ignored: the script already says what to call."""
+        return self
+
+    def _next_reply(self, messages: list[BaseMessage]) -> AIMessage:
+        index = len(self.seen)
+        self.seen.append(list(messages))
+        if index < len(self.replies):
+            reply = self.replies[index]
+        elif self.default is not None:
+            reply = self.default
+        else:
+            raise AssertionError(f"the script has no reply for model call {index}")
+        if isinstance(reply, BaseException):
+            raise reply
+        message = reply(messages) if callable(reply) else reply
+        # A fresh copy per call: the same scripted message may be used more than once.
+        copy = message.model_copy(deep=True)
+        copy.id = None
+        if copy.tool_calls:
+            copy.tool_calls = [{**call, "id": f"call_{next(_ids)}"} for call in copy.tool_calls]
+        return copy
+
+    async def _wait_for_gate(self) -> None:
+        index = len(self.seen)
+        if index in self.entered:
+            self.entered[index].set()
+        if index in self.gates:
+            await self.gates[index].wait()
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        await self._wait_for_gate()
+        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        await self._wait_for_gate()
+        message = self._next_reply(messages)
+        text = message.content if isinstance(message.content, str) else ""
+        pieces = [text[i : i + 3] for i in range(0, len(text), 3)] or [""]
+        for piece in pieces:
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                await run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+            await asyncio.sleep(0)
+        if message.tool_calls:
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content="",
+                    tool_call_chunks=[
+                        {
+                            "name": call["name"],
+                            "args": json.dumps(call["args"]),
+                            "id": call["id"],
+                            "index": i,
+                        }
+                        for i, call in enumerate(message.tool_calls)
+                    ],
+                )
+            )
