@@ -9,7 +9,8 @@ from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
 from app.errors import register_error_handlers
-from app.routes import ask, health
+from app.routes import ask, ask_stream, health
+from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
 from react_agent.service import open_agent_service
@@ -43,6 +44,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["settings"] = settings
     app.extensions["thread_id_clock"] = ThreadIdClock()
+    app.extensions["stream_runs"] = StreamRuns(settings.stream_resume_grace)
     exit_stack = AsyncExitStack()
 
     @app.before_serving
@@ -56,6 +58,7 @@ def create_app(
         await exit_stack.aclose()
 
     app.register_blueprint(ask.blueprint)
+    app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(health.blueprint)
     register_error_handlers(app)
     return app

@@ -53,6 +53,18 @@ class Settings(BaseSettings):
     )
     sql_timeout: float = Field(default=15.0, gt=0, description="Seconds per SQL query.")
     run_timeout: float = Field(default=300.0, gt=0, description="Seconds per question.")
+    stream_heartbeat: float = Field(
+        default=15.0, gt=0, description="Seconds between `: ping` comments on an idle stream."
+    )
+    stream_resume_grace: float = Field(
+        default=5.0,
+        ge=0,
+        description="Seconds a run goes on after its stream client left, waiting for it "
+        "to reconnect with Last-Event-ID; then the run is cancelled.",
+    )
+    stream_retry_ms: int = Field(
+        default=2000, ge=0, description="Reconnection delay the stream asks EventSource for."
+    )
     agent_language_hint: str = Field(
         default="Answer in the language of the question.",
         description="Extra instruction appended to the system prompt.",

@@ -102,10 +102,13 @@ class Run:
         self._appended.set()
         self._appended = asyncio.Event()
 
-    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, RunEvent]]:
+    async def follow(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[tuple[int, RunEvent | None]]:
         """Yield `(seq, event)` for events after sequence number `after`, until the end.
 
-        Sequence numbers start at 1; a follower that reconnects passes the last one it saw.
+        Sequence numbers start at 1. With `idle_timeout`, `(seq, None)` is yielded each time
+        that many seconds pass without an event (streams send a heartbeat then).
         """
         index = after
         while True:
@@ -114,7 +117,10 @@ class Run:
                 yield index, self.events[index - 1]
             if self.done:
                 return
-            await self._appended.wait()
+            try:
+                await asyncio.wait_for(self._appended.wait(), idle_timeout)
+            except TimeoutError:
+                yield index, None
 
     async def outcome(self) -> RunResult:
         """Wait for the end of the run; return its result or raise its error."""

@@ -1,0 +1,122 @@
+"""The streaming twin of the ask endpoint: the same run, as Server-Sent Events."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+from quart import Blueprint, Response, current_app, g, request
+
+from app.errors import request_lang
+from app.routes.ask import accept
+from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
+from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.stream_runs import FollowedRun, StreamRuns
+from app.validation import query_args_payload, read_json_object
+from react_agent.errors import ServiceError
+from react_agent.runner import NodeFinished, RunEvent
+
+blueprint = Blueprint("ask_stream", __name__)
+
+STREAM_PATH = "/api/v0/ask_react_agent_stream"
+
+
+@blueprint.route(STREAM_PATH, methods=["GET", "POST"])
+async def ask_react_agent_stream() -> Response:
+    """Answer a question as a stream of events (POST with JSON, or GET with query parameters).
+
+    Errors before the run starts are sent as an `error` event then `end`, with HTTP 200, so
+    an EventSource page can show them. A reconnect with `Last-Event-ID` resumes the run it
+    names, or gets 204 when that run has nothing more to send; it never asks again.
+    """
+    last_event_id = request.headers.get("Last-Event-ID")
+    if last_event_id:
+        return resume_stream(last_event_id)
+    runs: StreamRuns = current_app.extensions["stream_runs"]
+    try:
+        payload = (
+            await read_json_object(request)
+            if request.method == "POST"
+            else query_args_payload(request.args)
+        )
+        ask = accept(payload)
+        runner = current_app.extensions["agent"].require_runner()
+        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
+        run = await runner.start(
+            ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
+        )
+    except ServiceError as error:
+        ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
+        return sse_response(error_stream(error, ctx))
+    return sse_response(follow_run(runs.add(run, ctx), after=0))
+
+
+def resume_stream(last_event_id: str) -> Response:
+    """Send what a reconnecting client missed, or 204 when there is nothing more."""
+    run_id, _, seq = last_event_id.partition(":")
+    runs: StreamRuns = current_app.extensions["stream_runs"]
+    followed = runs.get(run_id)
+    after = int(seq) if seq.isdigit() else 0
+    if followed is None or (
+        followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
+    ):
+        return Response("", status=204)
+    return sse_response(follow_run(followed, after=after))
+
+
+def sse_response(frames: AsyncIterator[bytes]) -> Response:
+    """Wrap frames in a streaming response with the SSE headers and no response timeout."""
+    response = Response(frames, status=200, headers=SSE_HEADERS)
+    # Quart's 60 s RESPONSE_TIMEOUT would otherwise cut long streams without a word.
+    response.timeout = None
+    return response
+
+
+def follow_run(followed: FollowedRun, *, after: int) -> AsyncIterator[bytes]:
+    """Return the run's events as SSE frames from sequence `after` on, with heartbeats."""
+    settings = current_app.extensions["settings"]
+    runs: StreamRuns = current_app.extensions["stream_runs"]
+    runs.attach(followed)
+    return _frames(followed, runs, after, settings.stream_heartbeat, settings.stream_retry_ms)
+
+
+async def _frames(
+    followed: FollowedRun, runs: StreamRuns, after: int, heartbeat: float, retry_ms: int
+) -> AsyncIterator[bytes]:
+    # Runs outside the request context, so everything it needs is passed in.
+    run, ctx = followed.run, followed.ctx
+    try:
+        seq = 0
+        steps = 0
+        async for _, event in run.follow(0, idle_timeout=heartbeat):
+            if event is None:
+                yield encode_sse_comment("ping")
+                continue
+            steps = event.step if isinstance(event, NodeFinished) else steps
+            for envelope in stream_envelopes(event, ctx, steps):
+                seq += 1
+                if seq > after:
+                    yield encode_sse_event(
+                        envelope,
+                        event_id=f"{run.run_id}:{seq}",
+                        retry_ms=retry_ms if seq == 1 else None,
+                    )
+    finally:
+        runs.detach(followed)
+
+
+async def error_stream(error: ServiceError, ctx: StreamContext) -> AsyncIterator[bytes]:
+    """Yield an `error` event and `end` for a request that could not start a run."""
+    stream_id = uuid.uuid4().hex
+    for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
+        yield encode_sse_event(envelope, event_id=f"{stream_id}:{seq}")
+
+
+def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
+    """Return how many stream events a run's events make."""
+    total = 0
+    steps = 0
+    for event in events:
+        steps = event.step if isinstance(event, NodeFinished) else steps
+        total += len(stream_envelopes(event, ctx, steps))
+    return total
