@@ -91,6 +91,9 @@ class SQLiteDatabase:
 
     def __init__(self, path: Path) -> None:
         self.path = path.resolve()
+        self.running_queries = 0
+        """Queries executing in worker threads now (a cancelled one stops within moments)."""
+        self._count_lock = threading.Lock()
         if not self.path.is_file():
             raise ServiceError(
                 503,
@@ -159,6 +162,8 @@ class SQLiteDatabase:
         self, sql: str, row_limit: int, timeout: float, cancelled: threading.Event
     ) -> QueryResult:
         deadline = time.monotonic() + timeout
+        with self._count_lock:
+            self.running_queries += 1
         connection = self._connect()
         connection.set_progress_handler(
             lambda: int(cancelled.is_set() or time.monotonic() > deadline), 1000
@@ -185,6 +190,8 @@ class SQLiteDatabase:
             raise QueryFailed(str(exc)) from exc
         finally:
             connection.close()
+            with self._count_lock:
+                self.running_queries -= 1
 
     @staticmethod
     def _count_rows(connection: sqlite3.Connection, sql: str, *, fallback: int) -> int:

@@ -7,16 +7,21 @@ from quart import Blueprint, current_app, g, request
 from app.envelope import success_envelope
 from app.final_data import build_final_data
 from app.validation import AskRequest, read_json_object, validate_ask_request
+from config import resolve_lang
 
 blueprint = Blueprint("ask", __name__)
 
 
 def accept(payload: dict) -> AskRequest:
     """Validate an ask payload and remember its language and thread for error envelopes."""
+    accept_language = request.headers.get("Accept-Language")
+    requested_lang = payload.get("lang")
+    # Known before validation, so even a rejected request is answered in its language.
+    g.lang = resolve_lang(
+        requested_lang if isinstance(requested_lang, str) else None, accept_language
+    )
     ask = validate_ask_request(
-        payload,
-        current_app.extensions["thread_id_clock"],
-        accept_language=request.headers.get("Accept-Language"),
+        payload, current_app.extensions["thread_id_clock"], accept_language=accept_language
     )
     g.lang = ask.lang
     g.conversation_id = ask.thread_id
