@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import openai
 
 
@@ -53,7 +52,7 @@ def classify_exception(exc: BaseException) -> ServiceError:
         return ServiceError(503, "LLM_RATE_LIMITED", _api_detail(exc), can_retry=True)
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return ServiceError(503, "LLM_AUTH_FAILED", _api_detail(exc))
-    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+    if isinstance(exc, openai.APIConnectionError):
         return ServiceError(503, "LLM_UNAVAILABLE", f"cannot reach the LLM: {exc}", can_retry=True)
     if isinstance(exc, openai.APIStatusError):
         if exc.status_code >= 500:

@@ -1,0 +1,715 @@
+"""Offline OpenAI-compatible chat-completions server for tests, CI and benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import itertools
+import json
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import FrameType, TracebackType
+from typing import Any, Self
+
+__all__ = [
+    "DEFAULT_SALES_SQL",
+    "NO_SQL_MARKER",
+    "OpenAIStub",
+    "Reply",
+    "ToolCall",
+    "default_policy",
+    "main",
+]
+
+NO_SQL_MARKER = "[[no-sql]]"
+"""Marker in the user's question that makes the default policy answer without a tool call."""
+
+DEFAULT_SALES_SQL = (
+    "SELECT r.region_name AS region, ROUND(SUM(o.total_amount), 2) AS sales "
+    "FROM orders o "
+    "JOIN stores s ON s.store_id = o.store_id "
+    "JOIN regions r ON r.region_id = s.region_id "
+    "WHERE o.status = '已完成' "
+    "GROUP BY r.region_name "
+    "ORDER BY sales DESC"
+)
+"""SQL the default policy runs for any new question (sales per region)."""
+
+_QUOTE_CHARS = 300
+# Short slices keep every blocking wait responsive to stop() without busy-looping.
+_WAIT_SLICE = 0.05
+_JOIN_TIMEOUT = 2.0
+_DISCONNECT_ERRORS = (ConnectionError, TimeoutError)
+
+
+@dataclass
+class ToolCall:
+    """One tool call the stub model emits."""
+
+    name: str
+    args: dict[str, Any] | None = None
+    raw_arguments: str | None = None
+    """Sent verbatim instead of ``json.dumps(args)``, e.g. to test malformed JSON."""
+    id: str | None = None
+    """Tool-call id; generated (``call_stub_000001``, ...) when omitted."""
+
+    def arguments_json(self) -> str:
+        """Return the arguments string exactly as it goes on the wire."""
+        if self.raw_arguments is not None:
+            return self.raw_arguments
+        return json.dumps(self.args or {}, ensure_ascii=False)
+
+
+@dataclass
+class Reply:
+    """One scripted model response: text and/or tool calls, or an HTTP error."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    status: int = 200
+    """Anything but 200 sends an OpenAI-style error JSON instead of a completion."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers, e.g. ``{"Retry-After": "1"}``."""
+    error_body: dict[str, Any] | None = None
+    """Error JSON to send when ``status != 200``; a plausible one is built when omitted."""
+    delay: float = 0.0
+    """Seconds to wait before answering."""
+    hang: bool = False
+    """Never answer; the connection is released when the stub stops."""
+    drop_after_chunks: int | None = None
+    """Streaming only: close the socket after this many SSE events, without [DONE]."""
+    wait_for: threading.Event | None = None
+    """Block until this event is set before answering."""
+    chunk_size: int = 4
+    """Characters per streamed text delta (and per tool-call arguments delta)."""
+    pause_after: tuple[int, threading.Event] | None = None
+    """Streaming only: after N SSE events, block until the event is set, then continue."""
+
+
+Policy = Callable[[dict[str, Any]], Reply]
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    """Flatten a chat message's content (string or list of parts) into text."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def default_policy(body: dict[str, Any]) -> Reply:
+    """Answer like a minimal SQL agent so a live stub works without any scripting.
+
+    A new question gets a ``run_sql`` call with :data:`DEFAULT_SALES_SQL`; a tool result gets
+    a Chinese answer quoting it; a question containing :data:`NO_SQL_MARKER` gets a direct
+    text answer.
+    """
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    question = next((_message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    if NO_SQL_MARKER in question:
+        return Reply(text="这个问题不需要查询数据库，我直接回答：您好！有什么可以帮您？")
+    last_role = messages[-1].get("role") if messages else None
+    if last_role == "user":
+        return Reply(tool_calls=[ToolCall(name="run_sql", args={"sql": DEFAULT_SALES_SQL})])
+    if last_role == "tool":
+        return Reply(text="查询结果如下：" + _message_text(messages[-1])[:_QUOTE_CHARS])
+    return Reply(text="好的。")
+
+
+def _error_body(status: int) -> dict[str, Any]:
+    """Build an OpenAI-style error JSON for ``status``."""
+    kinds = {
+        400: ("invalid_request_error", "invalid_request"),
+        401: ("invalid_request_error", "invalid_api_key"),
+        404: ("invalid_request_error", "not_found"),
+        429: ("requests", "rate_limit_exceeded"),
+    }
+    err_type, code = kinds.get(status, ("server_error", "server_error"))
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Error"
+    return {
+        "error": {
+            "message": f"Stub error {status}: {phrase}",
+            "type": err_type,
+            "param": None,
+            "code": code,
+        }
+    }
+
+
+def _estimate_tokens(text: str) -> int:
+    """Rough, deterministic token count (about four characters per token)."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def _split(text: str, size: int) -> Iterator[str]:
+    """Yield ``text`` in pieces of ``size`` characters."""
+    size = max(1, size)
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def _validate_loopback(host: str) -> None:
+    """Raise ValueError unless ``host`` is a loopback address (the stub must never be exposed)."""
+    if host == "localhost":
+        return
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError as exc:
+        raise ValueError(f"host must be a loopback IP address, got {host!r}") from exc
+    if not address.is_loopback:
+        raise ValueError(f"host must be a loopback address, got {host!r}")
+
+
+class _StubServer(ThreadingHTTPServer):
+    """Threaded HTTP server that tracks its connections so stop() can release them."""
+
+    daemon_threads = True
+    # stop() joins handler threads itself, with a timeout, instead of an unbounded join.
+    block_on_close = False
+    # socketserver's default backlog of 5 drops SYNs under concurrent load, and the client's
+    # SYN retransmit then adds a full second (seen with 8 parallel requests and in benchmarks).
+    request_queue_size = 1024
+
+    def __init__(self, address: tuple[str, int], family: socket.AddressFamily, stub: OpenAIStub):
+        self.address_family = family
+        self.stub = stub
+        self.connections: set[socket.socket] = set()
+        self.threads: set[threading.Thread] = set()
+        self.tracking_lock = threading.Lock()
+        # A socketpair wakes the accept loop at once on stop(), unlike serve_forever's polling.
+        self._wake_reader, self._wake_writer = socket.socketpair()
+        super().__init__(address, _Handler)
+
+    def serve_until_stopped(self) -> None:
+        """Accept connections until the stub stops (see wake())."""
+        # The selector does the waiting; handle_request() must only accept what is ready.
+        self.timeout = 0
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.socket, selectors.EVENT_READ)
+            selector.register(self._wake_reader, selectors.EVENT_READ)
+            while not self.stub._stopping.is_set():
+                for key, _ in selector.select():
+                    if key.fileobj is self.socket and not self.stub._stopping.is_set():
+                        self.handle_request()
+
+    def wake(self) -> None:
+        """Interrupt serve_until_stopped() so it notices the stub is stopping."""
+        try:
+            self._wake_writer.send(b"\0")
+        except OSError:
+            pass
+
+    def server_close(self) -> None:
+        """Close the listening socket and the wake-up pair."""
+        super().server_close()
+        self._wake_reader.close()
+        self._wake_writer.close()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in a tracked daemon thread."""
+        thread = threading.Thread(
+            target=self._serve_connection,
+            args=(request, client_address),
+            name="openai-stub-connection",
+            daemon=True,
+        )
+        with self.tracking_lock:
+            self.connections.add(request)
+            self.threads.add(thread)
+        thread.start()
+
+    def _serve_connection(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self.tracking_lock:
+                self.connections.discard(request)
+                self.threads.discard(threading.current_thread())
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet about client disconnects and teardown; report real bugs."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, _DISCONNECT_ERRORS) or self.stub._stopping.is_set():
+            return
+        super().handle_error(request, client_address)
+
+    def release_connections(self) -> None:
+        """Unblock every handler stuck reading or writing by shutting its socket down."""
+        with self.tracking_lock:
+            connections = list(self.connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def join_handlers(self, timeout: float) -> None:
+        """Wait (bounded) for handler threads to finish."""
+        deadline = time.monotonic() + timeout
+        with self.tracking_lock:
+            threads = list(self.threads)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+class _DroppedConnection(Exception):
+    """Raised inside a handler when a reply deliberately cuts the connection."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Per-connection request handler; all behaviour lives on the owning OpenAIStub."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "OpenAIStub/1.0"
+    # SSE deltas are tiny separate writes; Nagle plus delayed ACKs would add ~40 ms stalls.
+    disable_nagle_algorithm = True
+    server: _StubServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output clean; the stub records requests instead of logging them."""
+
+    def handle(self) -> None:
+        """Serve requests until the client or the stub closes the connection."""
+        try:
+            super().handle()
+        except (_DroppedConnection, *_DISCONNECT_ERRORS):
+            self.close_connection = True
+        except OSError:
+            # Sockets torn down by stop() fail with assorted OSErrors; nothing to report.
+            if not self.server.stub._stopping.is_set():
+                raise
+
+    @property
+    def _path(self) -> str:
+        return self.path.split("?", 1)[0].rstrip("/")
+
+    def do_GET(self) -> None:
+        """Serve ``GET /v1/models``."""
+        self._read_body()
+        if self._path == "/v1/models":
+            self.send_json(200, self.server.stub._models_payload())
+        else:
+            self.send_json(404, self._not_found())
+
+    def do_POST(self) -> None:
+        """Serve ``POST /v1/chat/completions``."""
+        raw = self._read_body()
+        if self._path != "/v1/chat/completions":
+            self.send_json(404, self._not_found())
+            return
+        try:
+            body = json.loads(raw or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self.send_json(400, self._bad_request(f"Invalid JSON body: {exc}"))
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            self.send_json(400, self._bad_request("'messages' must be a list"))
+            return
+        self.server.stub._handle_completion(self, body)
+
+    def _not_found(self) -> dict[str, Any]:
+        body = _error_body(404)
+        body["error"]["message"] = f"Unknown endpoint: {self.command} {self.path}"
+        return body
+
+    def _bad_request(self, message: str) -> dict[str, Any]:
+        body = _error_body(400)
+        body["error"]["message"] = message
+        return body
+
+    def _read_body(self) -> bytes:
+        """Read the request body so keep-alive connections stay in sync."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    # Skip optional trailers up to the blank line.
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def send_json(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        """Send a complete JSON response with Content-Length, keeping the connection alive."""
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_event_stream(self) -> bool:
+        """Send SSE response headers; return whether the body uses chunked encoding."""
+        # HTTP/1.0 clients cannot decode chunked bodies, so they get close-delimited streams.
+        chunked = self.request_version != "HTTP/1.0"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        return chunked
+
+    def drop(self) -> None:
+        """Cut the connection now, mid-response."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        raise _DroppedConnection
+
+
+class OpenAIStub:
+    """Scriptable OpenAI-compatible chat-completions server on a loopback port.
+
+    Scripted :class:`Reply` objects are served first-in first-out; once the queue is empty,
+    :attr:`default_policy` answers.
+    """
+
+    def __init__(self, latency: float = 0.0, *, host: str = "127.0.0.1", port: int = 0):
+        _validate_loopback(host)
+        self.latency = latency
+        """Fixed delay in seconds before every response (for benchmarks)."""
+        self.default_policy: Policy = default_policy
+        """Called from server threads with the request body when no scripted reply is queued."""
+        self._stopping = threading.Event()
+        self._host = host
+        self._port = port
+        self._lock = threading.Lock()
+        self._queue: deque[Reply] = deque()
+        self._requests: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._server: _StubServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Bind the port and serve in a background thread; return self."""
+        if self._server is not None:
+            return self
+        self._stopping.clear()
+        family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
+        self._server = _StubServer((self._host, self._port), family, self)
+        self._thread = threading.Thread(
+            target=self._server.serve_until_stopped,
+            name="openai-stub-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, release open connections (including hanging replies) and unbind."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self._stopping.set()
+        server.wake()
+        if self._thread is not None:
+            self._thread.join(_JOIN_TIMEOUT)
+            self._thread = None
+        server.release_connections()
+        server.join_handlers(_JOIN_TIMEOUT)
+        server.server_close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """Port the server is bound to (only valid after start())."""
+        if self._server is None:
+            raise RuntimeError("OpenAIStub is not running; call start() first")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """OpenAI base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{self.port}/v1"
+
+    # -- scripting -----------------------------------------------------------------------
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies; each chat-completions request consumes the oldest one."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Snapshot of the chat-completions request bodies received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def clear(self) -> None:
+        """Forget queued replies and recorded requests."""
+        with self._lock:
+            self._queue.clear()
+            self._requests.clear()
+
+    # -- request handling (called from handler threads) ------------------------------------
+
+    def _models_payload(self) -> dict[str, Any]:
+        """Body of ``GET /v1/models``."""
+        return {
+            "object": "list",
+            "data": [
+                {"id": "stub-model", "object": "model", "created": 0, "owned_by": "openai-stub"}
+            ],
+        }
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self._requests.append(body)
+            if self._queue:
+                return self._queue.popleft()
+        try:
+            return self.default_policy(body)
+        except Exception as exc:
+            # A broken policy should fail the test with its message, not a bare disconnect.
+            error = _error_body(500)
+            error["error"]["message"] = f"OpenAIStub default_policy raised {exc!r}"
+            return Reply(status=500, error_body=error)
+
+    def _next_id(self) -> int:
+        with self._lock:
+            return next(self._ids)
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; return False if the stub is stopping."""
+        return not (seconds > 0 and self._stopping.wait(seconds))
+
+    def _wait_event(self, event: threading.Event) -> bool:
+        """Block until ``event`` is set; return False if the stub stops first."""
+        while not event.wait(_WAIT_SLICE):
+            if self._stopping.is_set():
+                return False
+        return True
+
+    def _ready(self, reply: Reply) -> bool:
+        """Apply latency, wait_for, delay and hang; return False if the stub is stopping."""
+        if not self._wait(self.latency):
+            return False
+        if reply.wait_for is not None and not self._wait_event(reply.wait_for):
+            return False
+        if not self._wait(reply.delay):
+            return False
+        if reply.hang:
+            self._stopping.wait()
+        return not self._stopping.is_set()
+
+    def _handle_completion(self, handler: _Handler, body: dict[str, Any]) -> None:
+        """Answer one chat-completions request according to the next reply."""
+        reply = self._next_reply(body)
+        if not self._ready(reply):
+            # Stopping: leave without a response so the thread ends and stop() stays prompt.
+            handler.close_connection = True
+            return
+        if reply.status != 200:
+            handler.send_json(
+                reply.status, reply.error_body or _error_body(reply.status), reply.headers
+            )
+            return
+        model = str(body.get("model") or "stub-model")
+        completion_id = f"chatcmpl-stub-{self._next_id():06d}"
+        calls = [(call, call.id or f"call_stub_{self._next_id():06d}") for call in reply.tool_calls]
+        usage = self._usage(body, reply)
+        if body.get("stream"):
+            self._stream(handler, body, reply, model, completion_id, calls, usage)
+            return
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": reply.text if reply.text or not calls else None,
+            "refusal": None,
+        }
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_json()},
+                }
+                for call, call_id in calls
+            ]
+        handler.send_json(
+            200,
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "system_fingerprint": "fp_openai_stub",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "logprobs": None,
+                        "finish_reason": "tool_calls" if calls else "stop",
+                    }
+                ],
+                "usage": usage,
+            },
+            reply.headers,
+        )
+
+    @staticmethod
+    def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        prompt_text = "".join(_message_text(m) for m in body["messages"] if isinstance(m, dict))
+        prompt = _estimate_tokens(prompt_text) + 4 * len(body["messages"])
+        completion = _estimate_tokens(reply.text) + sum(
+            _estimate_tokens(c.name + c.arguments_json()) for c in reply.tool_calls
+        )
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        }
+
+    def _stream(
+        self,
+        handler: _Handler,
+        body: dict[str, Any],
+        reply: Reply,
+        model: str,
+        completion_id: str,
+        calls: list[tuple[ToolCall, str]],
+        usage: dict[str, Any],
+    ) -> None:
+        options = body.get("stream_options")
+        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+            data: dict[str, Any] = {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "system_fingerprint": "fp_openai_stub",
+                "choices": [
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+                ],
+            }
+            if include_usage:
+                # OpenAI sends usage: null on every chunk but the trailing usage chunk.
+                data["usage"] = None
+            return data
+
+        def events() -> Iterator[dict[str, Any] | str]:
+            yield chunk({"role": "assistant", "content": "" if reply.text or not calls else None})
+            for piece in _split(reply.text, reply.chunk_size):
+                yield chunk({"content": piece})
+            for index, (call, call_id) in enumerate(calls):
+                header = {
+                    "index": index,
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": ""},
+                }
+                yield chunk({"tool_calls": [header]})
+                for piece in _split(call.arguments_json(), reply.chunk_size):
+                    delta = {"index": index, "function": {"arguments": piece}}
+                    yield chunk({"tool_calls": [delta]})
+            yield chunk({}, "tool_calls" if calls else "stop")
+            if include_usage:
+                yield {
+                    "id": completion_id,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "system_fingerprint": "fp_openai_stub",
+                    "choices": [],
+                    "usage": usage,
+                }
+            yield "[DONE]"
+
+        chunked = handler.start_event_stream()
+        for sent, event in enumerate(events()):
+            if reply.drop_after_chunks is not None and sent >= reply.drop_after_chunks:
+                handler.drop()
+            if reply.pause_after is not None and sent == reply.pause_after[0]:
+                if not self._wait_event(reply.pause_after[1]):
+                    handler.drop()
+            text = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
+            data = f"data: {text}\n\n".encode()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+        if chunked:
+            handler.wfile.write(b"0\r\n\r\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the default policy until SIGINT/SIGTERM (``python -m tests.support.openai_stub``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.openai_stub",
+        description="Offline OpenAI-compatible chat-completions stub (loopback only).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="loopback address to bind")
+    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one")
+    parser.add_argument(
+        "--latency-ms", type=float, default=0.0, help="fixed delay added before every response"
+    )
+    args = parser.parse_args(argv)
+    try:
+        _validate_loopback(args.host)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    done = threading.Event()
+
+    def _on_signal(signum: int, frame: FrameType | None) -> None:
+        done.set()
+
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    with OpenAIStub(latency=args.latency_ms / 1000, host=args.host, port=args.port) as stub:
+        print(f"OPENAI_BASE_URL={stub.base_url}", flush=True)
+        # A timed wait keeps the main thread responsive to signals.
+        while not done.wait(0.5):
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
