@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 
 from hypercorn.asyncio import serve
@@ -16,8 +17,9 @@ async def serve_forever(settings: Settings) -> None:
     """Serve until SIGINT or SIGTERM, then let runs in flight finish and close the agent."""
     config = Config()
     config.bind = [f"{settings.host}:{settings.port}"]
-    config.accesslog = "-"
-    config.errorlog = "-"
+    # Through the logging module, so each line is printed once, in the app's format.
+    config.accesslog = logging.getLogger("hypercorn.access")
+    config.errorlog = logging.getLogger("hypercorn.error")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
