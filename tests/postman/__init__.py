@@ -1,0 +1,1 @@
+"""End-to-end checks of the API contract with the Postman collection, run by newman."""
