@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.envelope import now_timestamp
 from react_agent import AGENT_VERSION
 from react_agent.runner import RunResult
+from react_agent.timestamps import now_timestamp
 
 
 def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
@@ -22,6 +22,7 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
             "execution_path": result.execution_path,
             "total_messages": result.total_messages,
             "sql_execution_count": result.sql_execution_count,
+            "sql_refusal_count": result.sql_refusal_count,
             "agent_version": AGENT_VERSION,
         },
     }

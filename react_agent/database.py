@@ -17,9 +17,36 @@ from react_agent.sample_data import SAMPLE_DB_PATH
 
 SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
 
+# What a query connection may do, checked by SQLite itself while it compiles each statement:
+# a second layer under the SQL guard. Everything else (ATTACH, PRAGMA, writes, VACUUM INTO,
+# which ATTACHes its target) is denied.
+_AUTHORIZED_ACTIONS = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+# Functions that reach files or change the connection, should an extension provide them.
+# Kept apart from the guard's list on purpose: this layer must hold on its own.
+_REFUSED_SQLITE_FUNCTIONS = frozenset(
+    {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "fsdir"}
+)
+_MAX_VALUE_BYTES = 50_000_000
+"""Largest string or blob a query may build (randomblob(1e9) would otherwise take 1 GB)."""
+
 
 class QueryFailed(Exception):
     """The database refused or aborted a query; the message is for the model to read."""
+
+
+class QueryRejected(Exception):
+    """The SQL guard refused a query before it reached the database; the reason is for the model.
+
+    Args:
+        reason: A sentence saying what was refused and what to do instead.
+
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -110,6 +137,14 @@ class SQLiteDatabase:
         connection.execute("PRAGMA query_only = ON")
         return connection
 
+    def _connect_for_query(self) -> sqlite3.Connection:
+        """Connect for the model's SQL: read-only, no ATTACH, no PRAGMA, no file functions."""
+        connection = self._connect()
+        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
+        connection.set_authorizer(_authorize_read_only)
+        return connection
+
     async def list_tables(self) -> list[str]:
         """Return the user tables, without SQLite's internal ones."""
         rows = await asyncio.to_thread(
@@ -164,7 +199,7 @@ class SQLiteDatabase:
         deadline = time.monotonic() + timeout
         with self._count_lock:
             self.running_queries += 1
-        connection = self._connect()
+        connection = self._connect_for_query()
         connection.set_progress_handler(
             lambda: int(cancelled.is_set() or time.monotonic() > deadline), 1000
         )
@@ -185,9 +220,9 @@ class SQLiteDatabase:
                 raise QueryFailed(
                     f"query stopped: it ran longer than the {timeout:g} s statement timeout"
                 ) from exc
-            raise QueryFailed(str(exc)) from exc
+            raise QueryFailed(_describe_sqlite_error(exc)) from exc
         except sqlite3.Error as exc:
-            raise QueryFailed(str(exc)) from exc
+            raise QueryFailed(_describe_sqlite_error(exc)) from exc
         finally:
             connection.close()
             with self._count_lock:
@@ -207,9 +242,17 @@ class SQLiteDatabase:
     async def explain(self, sql: str, *, timeout: float) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
         try:
-            await asyncio.to_thread(self._fetch_all, f"EXPLAIN {sql}")
+            await asyncio.to_thread(self._explain, sql)
         except sqlite3.Error as exc:
-            raise QueryFailed(str(exc)) from exc
+            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+
+    def _explain(self, sql: str) -> None:
+        # The authorizer runs while EXPLAIN compiles the statement, as it does for a real run.
+        connection = self._connect_for_query()
+        try:
+            connection.execute(f"EXPLAIN {sql}").fetchall()
+        finally:
+            connection.close()
 
     async def ping(self) -> None:
         """Open the file and read its schema."""
@@ -217,6 +260,29 @@ class SQLiteDatabase:
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
+
+
+def _authorize_read_only(
+    action: int, arg1: str | None, arg2: str | None, database: str | None, trigger: str | None
+) -> int:
+    """SQLite authorizer: allow reading data tables and calling harmless functions only."""
+    if action not in _AUTHORIZED_ACTIONS:
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _REFUSED_SQLITE_FUNCTIONS:
+        return sqlite3.SQLITE_DENY
+    # sqlite_master, sqlite_schema, sqlite_sequence…: the schema is shown by the tools instead.
+    if action == sqlite3.SQLITE_READ and (arg1 or "").lower().startswith("sqlite_"):
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+    if str(exc) in ("not authorized", "authorization denied"):
+        return (
+            "not authorized: the database only lets a query read the data tables "
+            "(no ATTACH, PRAGMA, writes, system tables or file functions)"
+        )
+    return str(exc)
 
 
 async def open_database(url: str | None) -> SQLDatabase:

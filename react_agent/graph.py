@@ -7,7 +7,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
+from langgraph.prebuilt.tool_node import ToolInvocationError
 
+from react_agent.database import QueryFailed, QueryRejected
 from react_agent.node_names import (
     AGENT,
     END,
@@ -22,6 +24,11 @@ from react_agent.nodes import AgentNodes
 from react_agent.state import AgentState
 
 
+def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:
+    """Return the tool result the model reads when a tool call failed in a way it can fix."""
+    return f"Error: {error}"
+
+
 def build_graph(
     nodes: AgentNodes, tools: list[BaseTool], checkpointer: BaseCheckpointSaver | None
 ) -> CompiledStateGraph:
@@ -30,8 +37,9 @@ def build_graph(
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
     builder.add_node(AGENT, nodes.call_model)
     builder.add_node(PREPARE_TOOL_INPUT, nodes.prepare_tool_input)
-    # Unknown tools and bad arguments come back to the model as tool errors to correct.
-    builder.add_node(TOOLS, ToolNode(tools, handle_tool_errors=True))
+    # Unknown tools, bad arguments and refused or failed SQL come back to the model as
+    # tool errors to correct; anything else (a database outage) ends the run with its code.
+    builder.add_node(TOOLS, ToolNode(tools, handle_tool_errors=describe_tool_error))
     builder.add_node(UPDATE_STATE_AFTER_TOOL, nodes.update_state_after_tool)
     builder.add_node(FORMAT_FINAL_RESPONSE, nodes.format_final_response)
 

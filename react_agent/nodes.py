@@ -14,8 +14,12 @@ from config import localize
 from react_agent.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
 from react_agent.prompts import SYSTEM_PROMPT
 from react_agent.state import AgentState
+from react_agent.timestamps import now_timestamp
 from react_agent.tools import RUN_SQL
 from react_agent.trimming import select_context_start
+
+INTERRUPTED_MARKER = "interrupted"
+"""Metadata key marking the answer that closes a question a crash or disconnect cut short."""
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
@@ -64,7 +68,7 @@ class AgentNodes:
         )
         context = visible_messages(state["messages"], state.get("context_start_id"))
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
-        return {"messages": [response]}
+        return {"messages": [stamped(response)]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
         """Tidy the SQL the model wrote and note which tools are about to run."""
@@ -84,9 +88,12 @@ class AgentNodes:
             "pending_tools": [],
             "tools_used": [*state.get("tools_used", []), *(m.name or "" for m in results)],
             "sql_execution_count": state.get("sql_execution_count", 0),
+            "sql_refusal_count": state.get("sql_refusal_count", 0),
         }
         for message in results:
             artifact = message.artifact if isinstance(message.artifact, dict) else None
+            if artifact is not None and artifact.get("outcome") == "refused":
+                update["sql_refusal_count"] += 1
             if message.name != RUN_SQL or artifact is None:
                 continue
             if artifact.get("outcome") in ("ok", "failed"):
@@ -108,6 +115,7 @@ class AgentNodes:
                 *unanswered_tool_results(last, "Not run: the step limit was reached."),
                 AIMessage(answer),
             ]
+            closing = [stamped(message) for message in closing]
             return {"messages": closing, "final_answer": answer, "pending_tools": []}
         text = message_text(last).strip()
         if not text:
@@ -122,6 +130,12 @@ class AgentNodes:
         if state["remaining_steps"] <= STEPS_PER_TOOL_ROUND + 1:
             return FORMAT_FINAL_RESPONSE
         return PREPARE_TOOL_INPUT
+
+
+def stamped(message: AnyMessage) -> AnyMessage:
+    """Record when a message was made, in its metadata (models never see it)."""
+    message.response_metadata.setdefault("timestamp", now_timestamp())
+    return message
 
 
 def visible_messages(messages: Sequence[AnyMessage], start_id: str | None) -> list[AnyMessage]:

@@ -33,6 +33,9 @@ class AgentState(TypedDict, total=False):
     sql_execution_count: int
     """SQL executions that reached the database for the current question."""
 
+    sql_refusal_count: int
+    """Queries the SQL guard refused (in run_sql or check_sql) for the current question."""
+
     final_answer: str | None
     """The answer to the current question, set by format_final_response."""
 
@@ -48,5 +51,6 @@ def new_question_state() -> dict[str, Any]:
         "sql": None,
         "records": None,
         "sql_execution_count": 0,
+        "sql_refusal_count": 0,
         "final_answer": None,
     }

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 
-from react_agent.database import QueryFailed, SQLDatabase
+from react_agent.database import QueryFailed, QueryRejected, SQLDatabase
 from react_agent.records import QueryResult
+from react_agent.sql_guard import check_query, is_table_allowed
 
 LIST_TABLES = "list_tables"
 DESCRIBE_TABLES = "describe_tables"
@@ -18,7 +19,12 @@ RUN_SQL = "run_sql"
 
 
 def build_sql_tools(
-    database: SQLDatabase, *, row_limit: int, preview_rows: int, timeout: float
+    database: SQLDatabase,
+    *,
+    row_limit: int,
+    preview_rows: int,
+    timeout: float,
+    allowed_tables: frozenset[str] | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -27,13 +33,19 @@ def build_sql_tools(
         row_limit: Most rows a query returns to the final data.
         preview_rows: Rows of a result the model sees; the rest stay out of its context.
         timeout: Seconds a query may run.
+        allowed_tables: Lower-case names of the tables the SQL may read and the tools
+            show; None for every table (system catalogs are refused either way).
 
     """
+    dialect = database.dialect
+
+    def allowed(names: list[str]) -> list[str]:
+        return [name for name in names if is_table_allowed(name, dialect, allowed_tables)]
 
     @tool(LIST_TABLES)
     async def list_tables() -> str:
         """List the tables in the database with their columns. Call this first."""
-        names = await database.list_tables()
+        names = allowed(await database.list_tables())
         infos = await database.describe_tables(names)
         return "\n".join(
             f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
@@ -43,8 +55,9 @@ def build_sql_tools(
     @tool(DESCRIBE_TABLES)
     async def describe_tables(table_names: list[str]) -> str:
         """Show the columns (name and type) and row counts of the given tables."""
-        infos = await database.describe_tables(table_names)
-        missing = sorted(set(table_names) - {info.name for info in infos})
+        refused = [name for name in table_names if not allowed([name])]
+        infos = await database.describe_tables(allowed(table_names))
+        missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
             f"{info.name} ({info.row_count} rows):\n"
             + "\n".join(f"  {name} {type_}" for name, type_ in info.columns)
@@ -52,11 +65,19 @@ def build_sql_tools(
         ]
         if missing:
             lines.append("No such table: " + ", ".join(missing))
+        if refused:
+            lines.append("Not in the allowed tables: " + ", ".join(refused))
         return "\n".join(lines)
 
     @tool(CHECK_SQL)
-    async def check_sql(sql: str) -> str:
+    async def check_sql(
+        sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+    ) -> str | ToolMessage:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
+        try:
+            check_query(sql, dialect, allowed_tables)
+        except QueryRejected as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
         try:
             await database.explain(sql, timeout=timeout)
         except QueryFailed as exc:
@@ -69,6 +90,10 @@ def build_sql_tools(
 
         If it fails, read the error, fix the query and try again.
         """
+        try:
+            check_query(sql, dialect, allowed_tables)
+        except QueryRejected as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
         try:
             result = await database.run_query(sql, row_limit=row_limit, timeout=timeout)
         except QueryFailed as exc:
@@ -87,6 +112,17 @@ def build_sql_tools(
         )
 
     return [list_tables, describe_tables, check_sql, run_sql]
+
+
+def refusal_message(sql: str, reason: str, tool_call_id: str, tool_name: str) -> ToolMessage:
+    """Return the error result the model sees when the SQL guard refused its query."""
+    return ToolMessage(
+        content=f"Error: query refused: {reason}",
+        tool_call_id=tool_call_id,
+        name=tool_name,
+        status="error",
+        artifact={"sql": sql, "outcome": "refused", "reason": reason},
+    )
 
 
 def describe_result(result: QueryResult, preview_rows: int) -> str:
