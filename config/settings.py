@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -38,6 +39,41 @@ class Settings(BaseSettings):
         description="Where conversations are kept: sqlite:///…, postgresql://… or memory.",
     )
     data_dir: Path = Field(default=Path("data"), description="Directory for local state.")
+    checkpoint_durability: Literal["sync", "async", "exit"] = Field(
+        default="sync",
+        description="When checkpoints are written: after every step (sync: a crash loses no "
+        "finished step, and /status sees the current node), in the background, or at the end.",
+    )
+
+    # --- PostgreSQL pools (checkpointer and data database each have one) ---
+    postgres_pool_min_size: int = Field(
+        default=1, ge=0, description="Connections each PostgreSQL pool keeps open when idle."
+    )
+    postgres_pool_max_size: int = Field(
+        default=10,
+        ge=2,
+        description="Most connections per PostgreSQL pool. Each running question holds one "
+        "of the checkpointer pool's (its thread lock), so this also caps concurrent "
+        "questions per process at one less than it.",
+    )
+    postgres_pool_max_lifetime: float = Field(
+        default=1800.0, gt=0, description="Seconds after which a pooled connection is replaced."
+    )
+    postgres_pool_max_idle: float = Field(
+        default=300.0, gt=0, description="Seconds an idle connection above the minimum is kept."
+    )
+    postgres_prepare_threshold: int | None = Field(
+        default=None,
+        ge=0,
+        description="Executions before psycopg prepares a query; none (the default) never "
+        "prepares, as PgBouncer in transaction mode needs; 0 prepares every query.",
+    )
+    postgres_connect_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        description="Seconds to wait for a PostgreSQL connection (new, or free in the pool) "
+        "before answering 503.",
+    )
 
     # --- Agent ---
     recursion_limit: int = Field(default=40, ge=8, le=500)
@@ -52,6 +88,13 @@ class Settings(BaseSettings):
         default=20, ge=1, description="Rows of a result shown to the model."
     )
     sql_timeout: float = Field(default=15.0, gt=0, description="Seconds per SQL query.")
+    sql_allowed_tables: str = Field(
+        default="all",
+        description=(
+            "Tables the model's SQL may read: all, or a comma-separated list such as "
+            "orders,order_items,public.customers. System catalogs are never allowed."
+        ),
+    )
     run_timeout: float = Field(default=300.0, gt=0, description="Seconds per question.")
     stream_heartbeat: float = Field(
         default=15.0, gt=0, description="Seconds between `: ping` comments on an idle stream."
@@ -74,6 +117,12 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8084, ge=0, le=65535)
     log_level: str = "INFO"
+    shutdown_grace: float = Field(
+        default=20.0,
+        ge=0,
+        description="On SIGTERM, seconds running questions get to finish before they are "
+        "ended with an error event.",
+    )
 
     @field_validator("openai_base_url", "data_database_url", "checkpoint_database_url")
     @classmethod
@@ -81,12 +130,28 @@ class Settings(BaseSettings):
         # An empty line in .env (OPENAI_BASE_URL=) means "not set", not "the empty URL".
         return value.strip() or None if value is not None else None
 
+    @field_validator("postgres_prepare_threshold", mode="before")
+    @classmethod
+    def _none_disables_preparing(cls, value: object) -> object:
+        # POSTGRES_PREPARE_THRESHOLD=none (or empty) is None, not a parse error.
+        if isinstance(value, str) and value.strip().lower() in ("", "none", "null"):
+            return None
+        return value
+
     @property
     def llm_configured(self) -> bool:
         """Whether an LLM endpoint was given (a key for OpenAI, or a base URL for others)."""
         return bool(self.openai_base_url) or bool(
             self.openai_api_key and self.openai_api_key.get_secret_value()
         )
+
+    @property
+    def allowed_tables(self) -> frozenset[str] | None:
+        """SQL_ALLOWED_TABLES as lower-case names, or None when it is "all" (or blank)."""
+        value = self.sql_allowed_tables.strip()
+        if value.lower() in ("", "all"):
+            return None
+        return frozenset(name.strip().lower() for name in value.split(",") if name.strip())
 
     @property
     def resolved_checkpoint_database_url(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import openai
+import psycopg
 
 
 class ServiceError(Exception):
@@ -58,6 +59,15 @@ def classify_exception(exc: BaseException) -> ServiceError:
         if exc.status_code >= 500:
             return ServiceError(503, "LLM_UNAVAILABLE", _api_detail(exc), can_retry=True)
         return ServiceError(503, "LLM_BAD_REQUEST", _api_detail(exc))
+    if isinstance(exc, psycopg.OperationalError):  # includes psycopg_pool.PoolTimeout
+        # The data database reports its outages as DATABASE_UNAVAILABLE itself, so a raw
+        # one escaping a run comes from the checkpointer's PostgreSQL.
+        return ServiceError(
+            503,
+            "CHECKPOINTER_UNAVAILABLE",
+            f"PostgreSQL checkpointer is unavailable: {exc}",
+            can_retry=True,
+        )
     return ServiceError(500, "AGENT_FAILED", f"{type(exc).__name__}: {exc}", can_retry=True)
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,8 @@ from react_agent.graph import build_graph
 from react_agent.llm import build_chat_model
 from react_agent.nodes import AgentNodes
 from react_agent.runner import AgentRunner
-from react_agent.thread_locks import InProcessThreadLocks, ThreadLocks
+from react_agent.sql_guard import is_table_allowed
+from react_agent.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.tools import build_sql_tools
 
 logger = logging.getLogger(__name__)
@@ -68,20 +70,25 @@ async def open_agent_service(
     """Build the agent and everything it needs; close it all on exit.
 
     A missing LLM or an unreachable database does not stop start-up: the service comes
-    up, reports the problem in /health and answers 503 with the reason.
+    up, reports the problem in /health and answers 503 with the reason. PostgreSQL pools
+    keep reconnecting in the background, so the agent is built even while PostgreSQL is
+    down and answers again once it is back, without a restart.
 
     Args:
         settings: The service's settings.
         model: A chat model to use instead of ChatOpenAI (tests pass scripted ones).
-        locks: Thread claims; in-process ones by default.
+        locks: Thread claims; by default advisory locks when the checkpointer is
+            PostgreSQL (shared by every process), else in-process ones.
 
     """
     service = AgentService(settings)
     async with AsyncExitStack() as stack:
         try:
-            service.database = await open_database(settings.data_database_url)
+            service.database = await _open_data_database(settings)
             stack.push_async_callback(service.database.aclose)
-            service.tables = await service.database.list_tables()
+            # PostgreSQL's tables are listed by check_components below, once it answers.
+            if not _reconnects_by_itself(service, "data_database"):
+                service.tables = await _list_allowed_tables(service)
         except ServiceError as exc:
             service.problems["data_database"] = exc
         except Exception as exc:
@@ -91,16 +98,22 @@ async def open_agent_service(
             )
         try:
             service.checkpointer = await stack.enter_async_context(
-                open_checkpointer(settings.resolved_checkpoint_database_url)
+                open_checkpointer(
+                    settings.resolved_checkpoint_database_url, **postgres_pool_options(settings)
+                )
             )
         except Exception as exc:
             logger.warning("checkpointer unavailable: %s", exc)
             service.problems["checkpointer"] = ServiceError(
                 503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
             )
+        # PostgreSQL pools open without waiting for the server: see whether it answers.
+        await check_components(service, timeout=settings.postgres_connect_timeout)
+        for component, problem in service.problems.items():
+            logger.warning("%s: %s", component, problem.detail)
         if model is None and not settings.llm_configured:
             service.problems["llm"] = llm_not_configured()
-        if not service.problems:
+        if all(_reconnects_by_itself(service, component) for component in service.problems):
             service.runner = _build_runner(service, model or build_chat_model(settings), locks)
             stack.push_async_callback(service.runner.aclose)
         yield service
@@ -116,6 +129,7 @@ def _build_runner(
         row_limit=settings.sql_row_limit,
         preview_rows=settings.sql_preview_rows,
         timeout=settings.sql_timeout,
+        allowed_tables=settings.allowed_tables,
     )
     nodes = AgentNodes(
         model=model.bind_tools(tools),
@@ -130,9 +144,10 @@ def _build_runner(
     graph = build_graph(nodes, tools, service.checkpointer)
     return AgentRunner(
         graph,
-        locks or InProcessThreadLocks(),
+        locks or _default_locks(service),
         recursion_limit=settings.recursion_limit,
         run_timeout=settings.run_timeout,
+        durability=settings.checkpoint_durability,
     )
 
 
@@ -153,7 +168,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
         },
         "checkpointer": {
             "kind": database_kind(settings.resolved_checkpoint_database_url),
-            "ok": service.checkpointer is not None,
+            "ok": service.checkpointer is not None and "checkpointer" not in service.problems,
         },
         "data_database": {
             "kind": database_kind(data_url) if data_url else "sqlite",
@@ -162,3 +177,113 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "tables": service.tables,
         },
     }
+
+
+def postgres_pool_options(settings: Settings) -> dict[str, Any]:
+    """Return the options of both PostgreSQL pools (see react_agent.postgres_pool)."""
+    return {
+        "min_size": settings.postgres_pool_min_size,
+        "max_size": settings.postgres_pool_max_size,
+        "max_lifetime": settings.postgres_pool_max_lifetime,
+        "max_idle": settings.postgres_pool_max_idle,
+        "prepare_threshold": settings.postgres_prepare_threshold,
+        "connect_timeout": settings.postgres_connect_timeout,
+    }
+
+
+async def check_components(service: AgentService, *, timeout: float) -> dict[str, ServiceError]:
+    """Ping the databases and return what keeps the agent from answering right now.
+
+    PostgreSQL components reconnect by themselves, so their entries in `service.problems`
+    are refreshed here: set while the server is unreachable, cleared once it answers (and
+    the tables are listed then if they are not known yet). Other components keep their
+    start-up problems; a failed ping of theirs only shows in the result.
+
+    Args:
+        service: The service to check.
+        timeout: Seconds each ping may take; the pings run concurrently.
+
+    """
+    pings: dict[str, Callable[[], Awaitable[None]]] = {}
+    database: Any = service.database
+    if database is not None:
+        reconnects = _reconnects_by_itself(service, "data_database")
+        pings["data_database"] = (lambda: database.ping(timeout)) if reconnects else database.ping
+    if _reconnects_by_itself(service, "checkpointer"):
+        saver: Any = service.checkpointer
+        pings["checkpointer"] = lambda: saver.ping(timeout)
+    outcomes = await asyncio.gather(
+        *(_ping_outcome(component, ping, timeout) for component, ping in pings.items())
+    )
+    failed = {c: problem for c, problem in zip(pings, outcomes, strict=True) if problem}
+    for component in pings:
+        if _reconnects_by_itself(service, component):
+            service.problems.pop(component, None)
+            if component in failed:
+                service.problems[component] = failed[component]
+    problems = {**service.problems, **failed}
+    if database is not None and "data_database" not in problems and not service.tables:
+        try:
+            # In place: the agent's prompt holds this very list.
+            service.tables[:] = await _list_allowed_tables(service)
+        except Exception as exc:
+            logger.warning("could not list the tables: %s", exc)
+    return problems
+
+
+async def _ping_outcome(
+    component: str, ping: Callable[[], Awaitable[None]], timeout: float
+) -> ServiceError | None:
+    """Return the 503 that a failed ping of `component` stands for, or None."""
+    error_type = {"data_database": "DATABASE_UNAVAILABLE"}.get(
+        component, "CHECKPOINTER_UNAVAILABLE"
+    )
+    name = component.replace("_", " ")
+    try:
+        # A little longer than the pings' own limit: theirs come with better reasons.
+        async with asyncio.timeout(timeout + 1):
+            await ping()
+    except ServiceError as exc:
+        return exc
+    except TimeoutError:
+        return ServiceError(503, error_type, f"{name}: no answer within {timeout:g} s")
+    except Exception as exc:
+        return ServiceError(503, error_type, f"{name}: {exc}", can_retry=True)
+    return None
+
+
+async def _open_data_database(settings: Settings) -> SQLDatabase:
+    url = settings.data_database_url
+    if url and database_kind(url) == "postgres":
+        from react_agent.postgres_database import PostgresDatabase
+
+        return await PostgresDatabase.open(url, **postgres_pool_options(settings))
+    return await open_database(url)
+
+
+async def _list_allowed_tables(service: AgentService) -> list[str]:
+    assert service.database is not None
+    # The prompt and /health name only the tables the model's SQL may read.
+    return [
+        name
+        for name in await service.database.list_tables()
+        if is_table_allowed(name, service.database.dialect, service.settings.allowed_tables)
+    ]
+
+
+def _default_locks(service: AgentService) -> ThreadLocks:
+    if _reconnects_by_itself(service, "checkpointer"):
+        # Claims must hold across every process that shares the conversations.
+        return PostgresThreadLocks(service.checkpointer.pool)  # type: ignore[union-attr]
+    return InProcessThreadLocks()
+
+
+def _reconnects_by_itself(service: AgentService, component: str) -> bool:
+    """Whether `component` is on a PostgreSQL pool, whose problems come and go with the server."""
+    if component == "data_database":
+        return service.database is not None and service.database.dialect == "postgres"
+    if component == "checkpointer":
+        from react_agent.postgres_checkpointer import PostgresCheckpointSaver
+
+        return isinstance(service.checkpointer, PostgresCheckpointSaver)
+    return False

@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from config import Settings
-from tests.support.postgres import postgres_database, postgres_url  # noqa: F401
+from tests.support.postgres import (  # noqa: F401
+    postgres_database,
+    postgres_url,
+    restartable_postgres,
+)
 
 SAMPLE_QUESTION = "每个地区的销售额是多少"
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from quart import Blueprint, Response, current_app, jsonify
+from quart_schema import document_response
 
 from app.envelope import error_envelope, success_envelope
 from app.errors import request_lang
+from app.schemas import HealthEnvelope
 from react_agent.errors import ServiceError
-from react_agent.service import AgentService, describe_components
+from react_agent.service import AgentService, check_components, describe_components
 
 blueprint = Blueprint("health", __name__)
 
@@ -17,20 +17,16 @@ PING_TIMEOUT = 3.0
 
 
 @blueprint.get("/health")
+@document_response(HealthEnvelope, 200)
+@document_response(HealthEnvelope, 503)
 async def health() -> Response:
     """Report each component; 200 when questions can be answered, else 503 with the reason."""
     service: AgentService = current_app.extensions["agent"]
+    # Pinging also clears PostgreSQL problems that have gone away since start-up.
+    problems = await check_components(service, timeout=PING_TIMEOUT)
     report = describe_components(service)
-    problems = dict(service.problems)
-    if service.database is not None:
-        try:
-            await asyncio.wait_for(service.database.ping(), PING_TIMEOUT)
-        except Exception as exc:
-            report["data_database"]["ok"] = False
-            problems.setdefault(
-                "data_database",
-                ServiceError(503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True),
-            )
+    for component in ("data_database", "checkpointer"):
+        report[component]["ok"] = report[component]["ok"] and component not in problems
     lang = request_lang()
     if not problems and service.runner is not None:
         return jsonify(success_envelope({"status": "ok", **report}, lang, message_key="HEALTH_OK"))

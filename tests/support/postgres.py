@@ -174,6 +174,13 @@ def _tail(path: Path, lines: int = 5) -> str:
 
 def _start_throwaway_cluster() -> str:
     """Initialise and start a private cluster; return its URL. Cleanup runs at exit."""
+    cluster = start_restartable_cluster()
+    atexit.register(cluster.destroy)
+    return cluster.url
+
+
+def _init_cluster() -> tuple[Path, Path, Path, str | None]:
+    """Run initdb in a new temporary directory; return (bin dir, base, data dir, OS user)."""
     bin_dir = _postgres_bin_dir()
     if bin_dir is None:
         raise _ClusterUnavailableError(
@@ -211,15 +218,44 @@ def _start_throwaway_cluster() -> str:
             raise _ClusterUnavailableError(
                 f"initdb failed (exit {initdb.returncode}): {initdb.stderr.strip()[-500:]}"
             )
-        url = _start_server(bin_dir, data_dir, base, user)
     except (OSError, subprocess.SubprocessError) as error:  # e.g. a hung initdb timing out
         shutil.rmtree(base, ignore_errors=True)
         raise _ClusterUnavailableError(f"{type(error).__name__}: {error}") from error
     except BaseException:
         shutil.rmtree(base, ignore_errors=True)
         raise
-    atexit.register(_stop_cluster, bin_dir, data_dir, base, user)
-    return url
+    return bin_dir, base, data_dir, user
+
+
+def _pg_ctl_start(
+    bin_dir: Path, data_dir: Path, base: Path, user: str | None, port: int
+) -> subprocess.CompletedProcess[str]:
+    server_options = " ".join(
+        [
+            "-c listen_addresses=127.0.0.1",
+            f"-c port={port}",
+            # Keep the socket private to this cluster instead of the shared /var/run dir.
+            f"-c unix_socket_directories={shlex.quote(str(base))}",
+            "-c fsync=off",
+            "-c synchronous_commit=off",
+            "-c full_page_writes=off",
+        ]
+    )
+    return _run(
+        _command_as(
+            user,
+            [
+                str(bin_dir / "pg_ctl"),
+                "start",
+                f"--pgdata={data_dir}",
+                f"--log={base / 'postgres.log'}",
+                f"--options={server_options}",
+                "--wait",  # pg_ctl itself polls until the server accepts connections
+                "--timeout=60",
+            ],
+        ),
+        cwd=base,
+    )
 
 
 def _start_server(bin_dir: Path, data_dir: Path, base: Path, user: str | None) -> str:
@@ -227,32 +263,7 @@ def _start_server(bin_dir: Path, data_dir: Path, base: Path, user: str | None) -
     failure = ""
     for _ in range(_START_ATTEMPTS):
         port = _free_port()
-        server_options = " ".join(
-            [
-                "-c listen_addresses=127.0.0.1",
-                f"-c port={port}",
-                # Keep the socket private to this cluster instead of the shared /var/run dir.
-                f"-c unix_socket_directories={shlex.quote(str(base))}",
-                "-c fsync=off",
-                "-c synchronous_commit=off",
-                "-c full_page_writes=off",
-            ]
-        )
-        start = _run(
-            _command_as(
-                user,
-                [
-                    str(bin_dir / "pg_ctl"),
-                    "start",
-                    f"--pgdata={data_dir}",
-                    f"--log={log_file}",
-                    f"--options={server_options}",
-                    "--wait",  # pg_ctl itself polls until the server accepts connections
-                    "--timeout=60",
-                ],
-            ),
-            cwd=base,
-        )
+        start = _pg_ctl_start(bin_dir, data_dir, base, user, port)
         url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
         if start.returncode == 0:
             problem = _connection_problem(url)
@@ -279,6 +290,79 @@ def _stop_server(bin_dir: Path, data_dir: Path, base: Path, user: str | None) ->
 def _stop_cluster(bin_dir: Path, data_dir: Path, base: Path, user: str | None) -> None:
     _stop_server(bin_dir, data_dir, base, user)
     shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ a cluster to stop and start
+
+
+class RestartableCluster:
+    """A private cluster a test may stop and start again on the same port.
+
+    For fault tests only: the machine's own server is never stopped.
+
+    Args:
+        bin_dir: Directory of pg_ctl.
+        data_dir: The cluster's data directory.
+        base: The temporary directory holding it (and its socket and log).
+        user: The OS user the server runs as (None: this process's).
+        port: The TCP port on 127.0.0.1 it listens on.
+
+    """
+
+    def __init__(
+        self, bin_dir: Path, data_dir: Path, base: Path, user: str | None, port: int
+    ) -> None:
+        self.bin_dir = bin_dir
+        self.data_dir = data_dir
+        self.base = base
+        self.user = user
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        """The URL of the cluster's `postgres` database."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        result = _pg_ctl_start(self.bin_dir, self.data_dir, self.base, self.user, self.port)
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"pg_ctl start failed (exit {result.returncode}): {result.stderr.strip()[-300:]} "
+                f"log: {_tail(self.base / 'postgres.log')}"
+            )
+
+    def stop(self) -> None:
+        """Stop the server the way an operator restarting it would (sessions are ended)."""
+        command = [str(self.bin_dir / "pg_ctl"), "stop", f"--pgdata={self.data_dir}"]
+        result = _run(_command_as(self.user, [*command, "--mode=fast", "--wait"]), cwd=self.base)
+        if result.returncode != 0:
+            raise RuntimeError(f"pg_ctl stop failed: {result.stderr.strip()[-300:]}")
+
+    def destroy(self) -> None:
+        """Stop the server if it runs and delete the cluster."""
+        _stop_cluster(self.bin_dir, self.data_dir, self.base, self.user)
+
+
+def unreachable_postgres_url() -> str:
+    """Return a PostgreSQL URL on a local port that nothing listens on."""
+    return f"postgresql://postgres@127.0.0.1:{_free_port()}/postgres"
+
+
+def start_restartable_cluster() -> RestartableCluster:
+    """Initialise and start a private cluster the caller may stop, start and must destroy."""
+    bin_dir, base, data_dir, user = _init_cluster()
+    try:
+        url = _start_server(bin_dir, data_dir, base, user)
+    except (OSError, subprocess.SubprocessError) as error:  # e.g. a hung pg_ctl timing out
+        shutil.rmtree(base, ignore_errors=True)
+        raise _ClusterUnavailableError(f"{type(error).__name__}: {error}") from error
+    except BaseException:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    port = urlsplit(url).port
+    assert port is not None
+    return RestartableCluster(bin_dir, data_dir, base, user, port)
 
 
 # ------------------------------------------------------------------ per-test databases
@@ -351,6 +435,25 @@ def postgres_url() -> str:
             pytest.fail(f"{reason}, but {REQUIRE_ENV}=1", pytrace=False)
         pytest.skip(f"{reason}; set {REQUIRE_ENV}=1 to make this a failure")
     return url
+
+
+@pytest.fixture
+def restartable_postgres() -> Iterator[RestartableCluster]:
+    """Give a private cluster the test may stop and start; skip when none can be made.
+
+    With `REQUIRE_POSTGRES=1` a cluster that cannot be made fails the test instead.
+    """
+    try:
+        cluster = start_restartable_cluster()
+    except _ClusterUnavailableError as error:
+        reason = f"no PostgreSQL cluster to restart: {error}"
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{reason}, but {REQUIRE_ENV}=1", pytrace=False)
+        pytest.skip(f"{reason}; set {REQUIRE_ENV}=1 to make this a failure")
+    try:
+        yield cluster
+    finally:
+        cluster.destroy()
 
 
 @pytest.fixture

@@ -1,0 +1,183 @@
+"""The PostgreSQL checkpointer: AsyncPostgresSaver on one pool, its tables set up once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Unpack
+
+import psycopg
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg.rows import dict_row, tuple_row
+from psycopg_pool import AsyncConnectionPool
+
+from react_agent.postgres_pool import (
+    PoolOptions,
+    is_connection_failure,
+    open_pool,
+    ping_pool,
+    unavailable,
+)
+
+logger = logging.getLogger(__name__)
+
+SETUP_LOCK_KEY = 7_301_846_210_554_116_109
+"""Advisory lock key that serialises checkpoint table set-up between processes.
+
+Arbitrary, but every process of the service must use the same one.
+"""
+SETUP_LOCK_TIMEOUT = 60.0
+"""Seconds to wait for another process's set-up before this connection attempt fails."""
+SETUP_LOCK_POLL_INTERVAL = 0.1
+
+
+class CheckpointerSetup:
+    """Creates or migrates the checkpoint tables on the pool's first connection.
+
+    As the pool's `configure` hook it runs before the pool hands out any connection, so
+    no checkpoint query can reach a database whose tables are missing, and a server that
+    was down at start-up gets its tables as soon as it is back.
+    """
+
+    def __init__(self) -> None:
+        self.done = False
+        self.error: Exception | None = None
+        """Why the last set-up attempt failed (None once it succeeded)."""
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        """Set the tables up on `connection` unless that was done already."""
+        if self.done:
+            return
+        async with self._lock:  # the pool may open several connections at once
+            if self.done:
+                return
+            try:
+                await set_up_checkpoint_tables(connection)
+            except Exception as exc:
+                self.error = exc
+                logger.error("checkpointer set-up failed: %s", exc)
+                # The pool does not close a connection its configure hook rejected.
+                await connection.close()
+                raise
+            self.done = True
+            self.error = None
+
+
+async def set_up_checkpoint_tables(connection: psycopg.AsyncConnection[Any]) -> None:
+    """Run langgraph's migrations on `connection`, one process at a time.
+
+    Processes starting together would otherwise race on `CREATE TABLE` and the
+    migrations table; a session-level advisory lock makes the others wait and then find
+    nothing left to do.
+
+    Raises:
+        TimeoutError: Another process held the lock for SETUP_LOCK_TIMEOUT seconds.
+
+    """
+    # Wait between statements, not inside pg_advisory_lock(): the migrations' CREATE INDEX
+    # CONCURRENTLY waits for every running statement, so a session blocked in the lock
+    # call would deadlock with the process holding it.
+    async with asyncio.timeout(SETUP_LOCK_TIMEOUT):
+        while True:
+            if await _try_setup_lock(connection):
+                break
+            await asyncio.sleep(SETUP_LOCK_POLL_INTERVAL)
+    try:
+        await AsyncPostgresSaver(connection).setup()
+    finally:
+        try:
+            await connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))
+        except psycopg.Error:
+            # The connection broke, and the server dropped the lock with the session.
+            logger.debug("could not unlock the set-up lock", exc_info=True)
+
+
+async def _try_setup_lock(connection: psycopg.AsyncConnection[Any]) -> bool:
+    async with connection.cursor(row_factory=tuple_row) as cursor:
+        await cursor.execute("SELECT pg_try_advisory_lock(%s)", (SETUP_LOCK_KEY,))
+        row = await cursor.fetchone()
+    return bool(row and row[0])
+
+
+class PostgresCheckpointSaver(AsyncPostgresSaver):
+    """AsyncPostgresSaver on a pool, with a health check that says what is wrong."""
+
+    def __init__(self, pool: AsyncConnectionPool, setup: CheckpointerSetup) -> None:
+        super().__init__(pool)
+        self.pool = pool
+        self.setup_state = setup
+
+    async def ping(self, timeout: float) -> None:
+        """Raise the 503 CHECKPOINTER_UNAVAILABLE error if the checkpointer cannot be used.
+
+        Args:
+            timeout: Seconds to wait for an answer.
+
+        """
+        problem = await ping_pool(self.pool, timeout=timeout)
+        if problem is None:
+            return
+        if self.setup_state.error is not None:
+            problem += f"; setting up the checkpoint tables failed: {self.setup_state.error}"
+        raise unavailable(
+            "CHECKPOINTER_UNAVAILABLE", "PostgreSQL checkpointer", self.pool.conninfo, problem
+        )
+
+
+@asynccontextmanager
+async def open_postgres_checkpointer(
+    url: str, **options: Unpack[PoolOptions]
+) -> AsyncIterator[PostgresCheckpointSaver]:
+    """Open the checkpointer on its own pool and close the pool on exit.
+
+    Does not wait for the server: when it is down, the saver is still returned and its
+    queries fail with pool timeouts until the pool reconnects by itself.
+
+    Args:
+        url: `postgresql://`, `postgres://` or `postgresql+psycopg://` URL.
+        options: Pool options (sizes, lifetimes, prepare threshold, timeouts).
+
+    """
+    setup = CheckpointerSetup()
+    pool = await open_pool(
+        url,
+        name="checkpointer",
+        # What AsyncPostgresSaver expects of its connections.
+        connection_kwargs={"row_factory": dict_row},
+        configure=setup,
+        **options,
+    )
+    try:
+        yield PostgresCheckpointSaver(pool, setup)
+    finally:
+        await pool.close()
+
+
+async def list_postgres_thread_ids(
+    checkpointer: BaseCheckpointSaver, sql: str, params: Sequence[object]
+) -> list[str]:
+    """Run a query returning `thread_id`s on the checkpointer's database.
+
+    Raises:
+        ServiceError: 503 CHECKPOINTER_UNAVAILABLE when PostgreSQL cannot be reached.
+
+    """
+    if not isinstance(checkpointer, PostgresCheckpointSaver):
+        raise TypeError(f"not a PostgreSQL checkpointer: {type(checkpointer).__name__}")
+    try:
+        async with checkpointer.pool.connection() as connection:
+            cursor = await connection.execute(sql, params)
+            return [row["thread_id"] for row in await cursor.fetchall()]
+    except psycopg.Error as exc:
+        if is_connection_failure(exc):
+            raise unavailable(
+                "CHECKPOINTER_UNAVAILABLE",
+                "PostgreSQL checkpointer",
+                checkpointer.pool.conninfo,
+                exc,
+            ) from exc
+        raise
