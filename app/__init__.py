@@ -9,7 +9,8 @@ from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
 from app.errors import register_error_handlers
-from app.routes import ask, ask_stream, health, page
+from app.openapi import install_openapi
+from app.routes import ask, ask_stream, conversations, health, page
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
@@ -59,7 +60,9 @@ def create_app(
 
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
+    app.register_blueprint(conversations.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
     register_error_handlers(app)
+    install_openapi(app)
     return app

@@ -20,11 +20,23 @@ async def serve_forever(settings: Settings) -> None:
     # Through the logging module, so each line is printed once, in the app's format.
     config.accesslog = logging.getLogger("hypercorn.access")
     config.errorlog = logging.getLogger("hypercorn.error")
+    # Hypercorn waits this long for open requests (streams) after it stops accepting.
+    config.graceful_timeout = settings.shutdown_grace + 5
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await serve(create_app(settings), config, shutdown_trigger=stop.wait)
+    app = create_app(settings)
+
+    async def drain_on_signal() -> None:
+        await stop.wait()
+        agent = app.extensions.get("agent")
+        if agent is not None and agent.runner is not None:
+            # Runs in the background while Hypercorn waits for the streams to end.
+            drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
+            app.extensions["drain_task"] = drain
+
+    await serve(app, config, shutdown_trigger=drain_on_signal)
 
 
 def main() -> None:

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from config import localize
 from react_agent.errors import ServiceError
-
-
-def now_timestamp() -> str:
-    """Return the API timestamp: local time with milliseconds, e.g. 2025-01-31T10:32:15.456."""
-    return datetime.now().isoformat(timespec="milliseconds")
+from react_agent.timestamps import now_timestamp
 
 
 def success_envelope(

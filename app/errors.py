@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import ValidationError
 from quart import Quart, Response, g, jsonify, request
+from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from app.envelope import error_envelope
@@ -48,6 +50,11 @@ def register_error_handlers(app: Quart) -> None:
     async def handle_service_error(error: ServiceError) -> Response:
         return error_response(error)
 
+    @app.errorhandler(RequestSchemaValidationError)
+    async def handle_schema_error(error: RequestSchemaValidationError) -> Response:
+        detail = _validation_detail(error.validation_error)
+        return error_response(ServiceError(400, "INVALID_REQUEST", detail, reason=detail))
+
     @app.errorhandler(HTTPException)
     async def handle_http_error(error: HTTPException) -> Response:
         status = error.code or 500
@@ -63,3 +70,12 @@ def register_error_handlers(app: Quart) -> None:
         return error_response(
             ServiceError(500, "INTERNAL_ERROR", f"{type(error).__name__}: {error}", can_retry=True)
         )
+
+
+def _validation_detail(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in item['loc']) or 'request'}: {item['msg']}"
+            for item in error.errors()
+        )
+    return str(error)

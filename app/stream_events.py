@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.envelope import error_envelope, now_timestamp, success_envelope
+from app.envelope import error_envelope, success_envelope
 from app.final_data import build_final_data
 from config import node_display
 from react_agent.errors import ServiceError
@@ -18,6 +18,7 @@ from react_agent.runner import (
     RunStarted,
     TokenStreamed,
 )
+from react_agent.timestamps import now_timestamp
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ MAX_QUESTION_CHARS = 2000
 MAX_USER_ID_CHARS = 50
 MAX_THREAD_ID_CHARS = 128
 GUEST_USER_ID = "guest"
+THREAD_ID_PATTERN = r"^[^:]{1,50}:\S.*$"
 
 
 class AskBody(BaseModel):
@@ -24,14 +25,27 @@ class AskBody(BaseModel):
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
-    question: StrictStr = Field(description="The question; 1–2000 characters after stripping.")
+    # The length and format rules are checked below, with their own error codes; the
+    # json_schema_extra entries only document them in the OpenAPI schema.
+    question: StrictStr = Field(
+        description="The question; 1–2000 characters after stripping.",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_QUESTION_CHARS, "pattern": r"\S"},
+    )
     user_id: StrictStr | None = Field(
-        default=None, description="At most 50 characters, no ':'; default from thread_id or guest."
+        default=None,
+        description="At most 50 characters, no ':'; default from thread_id or guest.",
+        json_schema_extra={"maxLength": MAX_USER_ID_CHARS, "pattern": "^[^:]*$"},
     )
     thread_id: StrictStr | None = Field(
-        default=None, description="`user_id:…`; a new one is made when absent."
+        default=None,
+        description="`user_id:…`; a new one is made when absent.",
+        json_schema_extra={"maxLength": MAX_THREAD_ID_CHARS, "pattern": THREAD_ID_PATTERN},
     )
-    conversation_id: StrictStr | None = Field(default=None, description="Alias of thread_id.")
+    conversation_id: StrictStr | None = Field(
+        default=None,
+        description="Alias of thread_id.",
+        json_schema_extra={"maxLength": MAX_THREAD_ID_CHARS, "pattern": THREAD_ID_PATTERN},
+    )
     lang: StrictStr | None = Field(default=None, description="zh-CN (default) or en-US.")
     stream_tokens: StrictBool = Field(
         default=False, description="Stream endpoint only: also send the answer's text as it comes."

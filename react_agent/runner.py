@@ -11,11 +11,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Durability
 
 from config import localize
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.node_names import AGENT
-from react_agent.nodes import message_text, unanswered_tool_results
+from react_agent.nodes import INTERRUPTED_MARKER, message_text, stamped, unanswered_tool_results
 from react_agent.state import new_question_state
 from react_agent.thread_locks import ThreadLocks
 
@@ -35,6 +36,7 @@ class RunResult:
     sql_execution_count: int
     total_messages: int
     conversation_rounds: int
+    sql_refusal_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Run:
         self.events: list[RunEvent] = []
         self.current_node: str | None = None
         self.task: asyncio.Task[None] | None = None
+        self.cancel_reason: ServiceError | None = None
         self._appended = asyncio.Event()
 
     @property
@@ -131,9 +134,18 @@ class Run:
                 raise event.error
         raise ServiceError(500, "AGENT_FAILED", "run ended without a result")
 
-    def cancel(self) -> None:
-        """Stop the run (its model call and any running query)."""
+    async def result(self) -> RunResult:
+        """Like `outcome`, but the run is cancelled if the caller is (its client went away)."""
+        try:
+            return await self.outcome()
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+
+    def cancel(self, reason: ServiceError | None = None) -> None:
+        """Stop the run (its model call and any running query); `reason` is its error."""
         if self.task is not None and not self.task.done():
+            self.cancel_reason = reason
             self.task.cancel()
 
 
@@ -155,12 +167,15 @@ class AgentRunner:
         *,
         recursion_limit: int,
         run_timeout: float,
+        durability: Durability = "sync",
     ) -> None:
         self.graph = graph
         self.locks = locks
         self.recursion_limit = recursion_limit
         self.run_timeout = run_timeout
+        self.durability = durability
         self.active: dict[str, Run] = {}
+        self.draining = False
 
     async def start(
         self, question: str, thread_id: str, *, lang: str | None = None, stream_tokens: bool = False
@@ -171,6 +186,10 @@ class AgentRunner:
             ServiceError: 409 THREAD_BUSY when the thread is already answering a question.
 
         """
+        if self.draining:
+            raise ServiceError(
+                503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
+            )
         release = await self.locks.claim(thread_id)
         run = Run(thread_id, lang)
         self.active[thread_id] = run
@@ -182,18 +201,29 @@ class AgentRunner:
     async def ask(self, question: str, thread_id: str, *, lang: str | None = None) -> RunResult:
         """Answer a question and return the result; cancelling the caller cancels the run."""
         run = await self.start(question, thread_id, lang=lang)
-        try:
-            return await run.outcome()
-        except asyncio.CancelledError:
-            run.cancel()
-            raise
+        return await run.result()
+
+    async def drain(self, grace: float) -> None:
+        """Refuse new runs, give running ones `grace` seconds, then cancel the rest.
+
+        A cancelled run ends with a 503 SHUTTING_DOWN error (its stream's `error` event);
+        its thread keeps every finished step and the next question closes the turn.
+        """
+        self.draining = True
+        tasks = [run.task for run in self.active.values() if run.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        for run in list(self.active.values()):
+            run.cancel(
+                ServiceError(
+                    503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
+                )
+            )
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def aclose(self) -> None:
         """Cancel every run still going and wait for them to end."""
-        tasks = [run.task for run in self.active.values() if run.task is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.drain(0)
 
     def config_for(self, thread_id: str, lang: str | None = None) -> dict[str, Any]:
         """Return the graph config of a thread."""
@@ -203,56 +233,59 @@ class AgentRunner:
         }
 
     async def _execute(self, run: Run, question: str, stream_tokens: bool, release: Any) -> None:
-        config = self.config_for(run.thread_id, run.lang)
-        path: list[str] = []
+        final: RunFinished | RunFailed = RunFailed(
+            ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
+        )
         try:
-            async with asyncio.timeout(self.run_timeout):
-                snapshot = await self.graph.aget_state(config)
-                closing = close_unfinished_turn(snapshot.values.get("messages", []), run.lang)
-                run.append(RunStarted(run.thread_id))
-                graph_input = {
-                    "messages": [*closing, HumanMessage(question)],
-                    **new_question_state(),
-                }
-                modes = ["updates", "messages"] if stream_tokens else ["updates"]
-                async for mode, chunk in self.graph.astream(graph_input, config, stream_mode=modes):
-                    if mode == "updates":
-                        for node, update in chunk.items():
-                            path.append(node)
-                            run.append(NodeFinished(node, len(path), _tool_names(update)))
-                    else:
-                        token = _answer_token(chunk)
-                        if token:
-                            run.append(TokenStreamed(token))
-                final = await self.graph.aget_state(config)
-            run.append(RunFinished(build_run_result(run.thread_id, final.values, path)))
+            final = RunFinished(await self._answer(run, question, stream_tokens))
         except asyncio.CancelledError:
-            run.append(
-                RunFailed(
-                    ServiceError(503, "RUN_CANCELLED", "the run was cancelled", can_retry=True)
-                )
-            )
+            final = RunFailed(run.cancel_reason or final.error)
             raise
         except TimeoutError:
-            run.append(
-                RunFailed(
-                    ServiceError(
-                        504,
-                        "RUN_TIMEOUT",
-                        f"the question took longer than {self.run_timeout:g} s",
-                        can_retry=True,
-                    )
+            final = RunFailed(
+                ServiceError(
+                    504, "RUN_TIMEOUT", f"the question took longer than {self.run_timeout:g} s"
                 )
             )
         except Exception as exc:
             error = classify_exception(exc)
-            if error.status >= 500 and error.error_type == "AGENT_FAILED":
+            if error.error_type == "AGENT_FAILED":
                 logger.exception("run on thread %s failed", run.thread_id)
-            run.append(RunFailed(error))
+            final = RunFailed(error)
         finally:
             if self.active.get(run.thread_id) is run:
                 del self.active[run.thread_id]
-            await release()
+            try:
+                # Freed before the last event, so a client that sees it may ask again at once.
+                await release()
+            finally:
+                run.append(final)
+
+    async def _answer(self, run: Run, question: str, stream_tokens: bool) -> RunResult:
+        config = self.config_for(run.thread_id, run.lang)
+        path: list[str] = []
+        async with asyncio.timeout(self.run_timeout):
+            snapshot = await self.graph.aget_state(config)
+            closing = close_unfinished_turn(snapshot.values.get("messages", []), run.lang)
+            run.append(RunStarted(run.thread_id))
+            graph_input = {
+                "messages": [*closing, stamped(HumanMessage(question))],
+                **new_question_state(),
+            }
+            modes = ["updates", "messages"] if stream_tokens else ["updates"]
+            async for mode, chunk in self.graph.astream(
+                graph_input, config, stream_mode=modes, durability=self.durability
+            ):
+                if mode == "updates":
+                    for node, update in chunk.items():
+                        path.append(node)
+                        run.append(NodeFinished(node, len(path), _tool_names(update)))
+                else:
+                    token = _answer_token(chunk)
+                    if token:
+                        run.append(TokenStreamed(token))
+            final = await self.graph.aget_state(config)
+        return build_run_result(run.thread_id, final.values, path)
 
 
 def build_run_result(thread_id: str, values: dict[str, Any], path: list[str]) -> RunResult:
@@ -266,6 +299,7 @@ def build_run_result(thread_id: str, values: dict[str, Any], path: list[str]) ->
         sql=values.get("sql"),
         records=values.get("records"),
         sql_execution_count=int(values.get("sql_execution_count") or 0),
+        sql_refusal_count=int(values.get("sql_refusal_count") or 0),
         total_messages=len(messages),
         conversation_rounds=sum(isinstance(m, HumanMessage) for m in messages),
     )
@@ -285,8 +319,12 @@ def close_unfinished_turn(messages: Sequence[AnyMessage], lang: str | None) -> l
     closing: list[AnyMessage] = []
     if isinstance(last, AIMessage):
         closing.extend(unanswered_tool_results(last, "Not run: the question was interrupted."))
-    closing.append(AIMessage(localize("INTERRUPTED_ANSWER", lang)))
-    return closing
+    closing.append(
+        AIMessage(
+            localize("INTERRUPTED_ANSWER", lang), response_metadata={INTERRUPTED_MARKER: True}
+        )
+    )
+    return [stamped(message) for message in closing]
 
 
 def _tool_names(update: Any) -> list[str]:

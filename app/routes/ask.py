@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from quart import Blueprint, current_app, g, request
+from quart_schema import document_request, document_response
 
 from app.envelope import success_envelope
 from app.final_data import build_final_data
-from app.validation import AskRequest, read_json_object, validate_ask_request
+from app.openapi import document_errors
+from app.schemas import AskEnvelope
+from app.validation import AskBody, AskRequest, read_json_object, validate_ask_request
 from config import resolve_lang
 
 blueprint = Blueprint("ask", __name__)
@@ -24,15 +27,22 @@ def accept(payload: dict) -> AskRequest:
         payload, current_app.extensions["thread_id_clock"], accept_language=accept_language
     )
     g.lang = ask.lang
-    g.conversation_id = ask.thread_id
+    if not ask.is_new_thread:
+        # A new id is only real once its run starts; errors before that must not name it.
+        g.conversation_id = ask.thread_id
     return ask
 
 
 @blueprint.post("/api/v0/ask_react_agent")
+@document_request(AskBody)
+@document_response(AskEnvelope, 200)
+@document_errors(400, 409, 413, 500, 503, 504)
 async def ask_react_agent() -> dict:
     """Answer a question and return the final data in the envelope (legacy sync API)."""
     g.legacy_envelope = True
     ask = accept(await read_json_object(request))
     runner = current_app.extensions["agent"].require_runner()
-    result = await runner.ask(ask.question, ask.thread_id, lang=ask.lang)
+    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    g.conversation_id = ask.thread_id  # the thread exists from here on
+    result = await run.result()
     return success_envelope(build_final_data(result, ask.user_id), ask.lang)

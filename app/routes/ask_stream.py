@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from quart import Blueprint, Response, current_app, g, request
+from quart_schema import document_headers, document_querystring, document_request, document_response
 
 from app.errors import request_lang
 from app.routes.ask import accept
+from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
 from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
 from app.stream_runs import FollowedRun, StreamRuns
-from app.validation import query_args_payload, read_json_object
+from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
 from react_agent.runner import NodeFinished, RunEvent
 
@@ -21,25 +23,43 @@ blueprint = Blueprint("ask_stream", __name__)
 STREAM_PATH = "/api/v0/ask_react_agent_stream"
 
 
-@blueprint.route(STREAM_PATH, methods=["GET", "POST"])
+@blueprint.post(STREAM_PATH)
+@document_request(AskBody)
+@document_headers(StreamHeaders)
+@document_response(StreamEvent, 200)
+@document_response(NoContent, 204)
 async def ask_react_agent_stream() -> Response:
-    """Answer a question as a stream of events (POST with JSON, or GET with query parameters).
+    """Answer a question as a stream of Server-Sent Events (JSON body).
 
     Errors before the run starts are sent as an `error` event then `end`, with HTTP 200, so
-    an EventSource page can show them. A reconnect with `Last-Event-ID` resumes the run it
-    names, or gets 204 when that run has nothing more to send; it never asks again.
+    a page can show them. A reconnect with `Last-Event-ID` resumes the run it names, or gets
+    204 when that run has nothing more to send; it never asks the question again.
     """
+    return await stream_question(lambda: read_json_object(request))
+
+
+@blueprint.get(STREAM_PATH)
+@document_querystring(AskBody)
+@document_headers(StreamHeaders)
+@document_response(StreamEvent, 200)
+@document_response(NoContent, 204)
+async def ask_react_agent_stream_get() -> Response:
+    """Answer a question as a stream of Server-Sent Events (query parameters, for EventSource)."""
+    return await stream_question(lambda: _query_payload())
+
+
+async def _query_payload() -> dict:
+    return query_args_payload(request.args)
+
+
+async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Response:
+    """Start (or resume) a run and return its event stream."""
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
         return resume_stream(last_event_id)
     runs: StreamRuns = current_app.extensions["stream_runs"]
     try:
-        payload = (
-            await read_json_object(request)
-            if request.method == "POST"
-            else query_args_payload(request.args)
-        )
-        ask = accept(payload)
+        ask = accept(await read_payload())
         runner = current_app.extensions["agent"].require_runner()
         ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
         run = await runner.start(
@@ -60,7 +80,9 @@ def resume_stream(last_event_id: str) -> Response:
     if followed is None or (
         followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
     ):
-        return Response("", status=204)
+        response = Response("", status=204)
+        del response.headers["Content-Type"]  # 204 has no body, so no type either
+        return response
     return sse_response(follow_run(followed, after=after))
 
 

@@ -7,6 +7,7 @@ Its script and style are served from the app's own static folder (`app/static`, 
 from __future__ import annotations
 
 from quart import Blueprint, Response, current_app
+from quart_schema import hide
 
 blueprint = Blueprint("page", __name__)
 
@@ -18,6 +19,7 @@ PAGE_CSP = (
 
 
 @blueprint.get("/")
+@hide  # a page, not part of the JSON API
 async def progress_page() -> Response:
     """Serve the page that asks a question and shows the run's progress and answer."""
     response = await current_app.send_static_file("index.html")

@@ -25,6 +25,7 @@ def assert_error(status: int, body: dict, code: int, error_type: str) -> None:
     assert body["data"]["error_type"] == error_type
     assert isinstance(body["data"]["can_retry"], bool)
     assert body["message"] and body["data"]["error"]
+    assert not re.search(r"\{\w+\}", body["message"])  # every placeholder was filled
     assert body["error"] == body["data"]["error"]  # the legacy top-level string
 
 

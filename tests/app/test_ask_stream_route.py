@@ -12,6 +12,7 @@ from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 from tests.support.sse import STREAM_PATH, collect_stream, open_stream
+from tests.support.waiting import eventually
 
 REGION_SQL = (
     "SELECT r.region_name AS region, COUNT(*) AS stores FROM stores s "
@@ -279,17 +280,12 @@ async def test_client_disconnect_stops_a_running_sql_query(settings):
             async for event in events:
                 if event.type == "progress" and event.data["node"] == "prepare_tool_input":
                     break
-            deadline = time.monotonic() + 10
-            while database.running_queries == 0 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-            assert database.running_queries == 1
+            assert await eventually(lambda: database.running_queries == 1)
             run = svc.app.extensions["agent"].runner.active[THREAD]
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(run.task, 10)
-        deadline = time.monotonic() + 10
-        while database.running_queries and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        assert database.running_queries == 0  # stopped long before its 60 s timeout
+        # Stopped long before its 60 s timeout.
+        assert await eventually(lambda: database.running_queries == 0)
         status, body = await svc.ask(question="next", thread_id=THREAD)
         assert status == 200 and body["data"]["response"] == "after"
 

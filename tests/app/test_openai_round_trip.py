@@ -1,4 +1,4 @@
-"""The real ChatOpenAI path: the service over Hypercorn, the model on the test suite's stub server."""
+"""The real ChatOpenAI path: the service over Hypercorn, its model on the suite's stub server."""
 
 from __future__ import annotations
 

@@ -1,0 +1,212 @@
+"""Response models for the OpenAPI document (requests: app.validation.AskBody and route queries)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    # Responses may gain fields; clients must ignore unknown ones.
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorData(_Open):
+    """What went wrong."""
+
+    error: str = Field(description="The detail, for developers and logs.")
+    error_type: str = Field(description="A stable UPPER_SNAKE code, e.g. QUESTION_TOO_LONG.")
+    can_retry: bool = Field(description="Whether the same request may succeed later.")
+    timestamp: str
+    conversation_id: str | None = None
+
+
+class ErrorEnvelope(_Open):
+    """An error: `code` is the HTTP status; the sync ask API also has the legacy `error`."""
+
+    code: int = Field(ge=400, le=599)
+    success: Literal[False]
+    message: str = Field(description="A short sentence in the request's language.")
+    data: ErrorData
+    error: str | None = Field(default=None, description="Legacy copy of data.error (sync API).")
+
+
+class Records(_Open):
+    """Rows of the SQL that ran."""
+
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    total_row_count: int
+    is_limited: bool
+
+
+class AgentMeta(_Open):
+    """How the run went."""
+
+    thread_id: str
+    conversation_rounds: int
+    tools_used: list[str]
+    execution_path: list[str]
+    total_messages: int
+    sql_execution_count: int
+    agent_version: str
+
+
+class FinalData(_Open):
+    """The answer to one question."""
+
+    response: str
+    conversation_id: str
+    user_id: str
+    react_agent_meta: AgentMeta
+    sql: str | None = Field(default=None, description="The SQL that ran (absent if none).")
+    records: Records | None = Field(default=None, description="Its rows (absent if none).")
+    timestamp: str
+
+
+class AskEnvelope(_Open):
+    """The sync endpoint's answer."""
+
+    code: Literal[200]
+    success: Literal[True]
+    message: str
+    data: FinalData
+
+
+class StreamEventData(_Open):
+    """`data` of a stream event; which fields appear depends on `type`.
+
+    started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
+    icon, thread_id, step, timestamp, and tool_name/tool_names for `tools`. token: content.
+    completed: the final data. error: the error data. end: thread_id.
+    """
+
+    type: Literal["started", "progress", "token", "completed", "error", "end"]
+    thread_id: str | None = None
+    node: str | None = None
+    display_name: str | None = None
+    icon: str | None = None
+    step: int | None = None
+    tool_name: str | None = None
+    content: str | None = None
+
+
+class StreamEvent(_Open):
+    """One Server-Sent Event: `id: <run_id>:<seq>` and `data:` this envelope, one per line."""
+
+    openapi_content_type: ClassVar[str] = "text/event-stream"
+
+    code: int
+    success: bool
+    message: str
+    data: StreamEventData
+
+
+class HealthEnvelope(_Open):
+    """The service's components; 503 (with the error fields) when it cannot answer."""
+
+    code: int
+    success: bool
+    message: str
+    data: dict[str, Any]
+
+
+class ConversationSummary(_Open):
+    """One conversation in a user's list."""
+
+    conversation_id: str
+    thread_id: str
+    title: str
+    last_message: str
+    message_count: int
+    created_at: str | None
+    updated_at: str | None
+
+
+class ConversationList(_Open):
+    """A user's conversations, newest first."""
+
+    user_id: str
+    conversations: list[ConversationSummary]
+    count: int
+
+
+class ConversationListEnvelope(_Open):
+    """The conversation list in the envelope."""
+
+    code: Literal[200]
+    success: Literal[True]
+    message: str
+    data: ConversationList
+
+
+class ConversationMessage(_Open):
+    """One message of a conversation."""
+
+    role: Literal["user", "assistant", "tool", "system"]
+    content: str
+    timestamp: str | None
+
+
+class Conversation(_Open):
+    """One conversation's messages."""
+
+    conversation_id: str
+    thread_id: str
+    user_id: str
+    title: str
+    message_count: int
+    created_at: str | None
+    updated_at: str | None
+    messages: list[ConversationMessage]
+
+
+class ConversationEnvelope(_Open):
+    """One conversation in the envelope."""
+
+    code: Literal[200]
+    success: Literal[True]
+    message: str
+    data: Conversation
+
+
+class ThreadStatus(_Open):
+    """Whether a thread is answering now, and in which step."""
+
+    thread_id: str
+    conversation_id: str
+    user_id: str
+    status: Literal["running", "completed", "interrupted", "not_found"]
+    node: str | None = None
+    display_name: str | None = None
+    icon: str | None = None
+    message_count: int | None = None
+    updated_at: str | None = None
+
+
+class ThreadStatusEnvelope(_Open):
+    """A thread's status in the envelope."""
+
+    code: Literal[200]
+    success: Literal[True]
+    message: str
+    data: ThreadStatus
+
+
+class StreamHeaders(BaseModel):
+    """Headers of a stream request."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    last_event_id: str | None = Field(
+        default=None,
+        alias="Last-Event-ID",
+        description="Sent by a reconnecting EventSource: resume that run, or 204 if it ended.",
+    )
+
+
+class NoContent(BaseModel):
+    """No body: the run this reconnect names has nothing more to send."""
+
+    openapi_no_content: ClassVar[bool] = True
