@@ -15,7 +15,7 @@ from react_agent.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
 from react_agent.prompts import SYSTEM_PROMPT
 from react_agent.state import AgentState
 from react_agent.timestamps import now_timestamp
-from react_agent.tools import RUN_SQL
+from react_agent.tools import RUN_SQL, recent_results
 from react_agent.trimming import select_context_start
 
 INTERRUPTED_MARKER = "interrupted"
@@ -64,6 +64,11 @@ class AgentNodes:
             row_limit=self.row_limit,
             language_hint=self.language_hint,
             tables=", ".join(self.tables) or "(none)",
+            results="; ".join(
+                f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
+                for r in recent_results(state["messages"])
+            )
+            or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
         context = visible_messages(state["messages"], state.get("context_start_id"))
@@ -71,14 +76,23 @@ class AgentNodes:
         return {"messages": [stamped(response)]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
-        """Tidy the SQL the model wrote and note which tools are about to run."""
+        """Tidy the SQL, note the tools about to run, and reject calls with broken JSON.
+
+        A call whose arguments are not valid JSON gets an error result the model can
+        correct; the tools node runs only the others.
+        """
         message = state["messages"][-1]
         assert isinstance(message, AIMessage)
         calls = [_tidy_tool_call(call) for call in message.tool_calls]
         update: dict[str, Any] = {"pending_tools": [call["name"] for call in calls]}
+        messages: list[AnyMessage] = []
         if calls != message.tool_calls:
             # Same id: add_messages replaces the message instead of appending it.
-            update["messages"] = [message.model_copy(update={"tool_calls": calls})]
+            messages.append(message.model_copy(update={"tool_calls": calls}))
+        # The tools node runs only the parseable calls; every call needs a result.
+        messages.extend(_invalid_call_results(message))
+        if messages:
+            update["messages"] = messages
         return update
 
     async def update_state_after_tool(self, state: AgentState) -> dict[str, Any]:
@@ -108,24 +122,28 @@ class AgentNodes:
     ) -> dict[str, Any]:
         """Fix the answer text; when the step limit cut the run short, say so plainly."""
         last = state["messages"][-1]
-        if isinstance(last, AIMessage) and last.tool_calls:
+        if requests_tools(last):
             lang = config.get("configurable", {}).get("lang")
             answer = localize("STEP_LIMIT_ANSWER", lang)
             closing = [
-                *unanswered_tool_results(last, "Not run: the step limit was reached."),
+                *unanswered_tool_results(state["messages"], "Not run: the step limit was reached."),
                 AIMessage(answer),
             ]
             closing = [stamped(message) for message in closing]
             return {"messages": closing, "final_answer": answer, "pending_tools": []}
-        text = message_text(last).strip()
-        if not text:
+        text = message_text(last)
+        # Kept as the model wrote it, so streamed tokens add up to exactly this answer.
+        if not text.strip():
             text = localize("EMPTY_ANSWER", config.get("configurable", {}).get("lang"))
+            # Same id, so it replaces the empty message: the history shows what the client
+            # got, and the model is never sent an empty assistant message.
+            return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
         return {"final_answer": text}
 
     def route_model_output(self, state: AgentState) -> str:
         """Go on to the tools when the model asked for them and steps remain; else answer."""
         last = state["messages"][-1]
-        if not isinstance(last, AIMessage) or not last.tool_calls:
+        if not requests_tools(last):
             return FORMAT_FINAL_RESPONSE
         if state["remaining_steps"] <= STEPS_PER_TOOL_ROUND + 1:
             return FORMAT_FINAL_RESPONSE
@@ -146,12 +164,36 @@ def visible_messages(messages: Sequence[AnyMessage], start_id: str | None) -> li
     return list(messages)
 
 
-def unanswered_tool_results(message: AIMessage, reason: str) -> list[ToolMessage]:
-    """Return error results for tool calls of `message`, so the history stays valid."""
-    return [
-        ToolMessage(content=reason, tool_call_id=call["id"], name=call["name"], status="error")
-        for call in message.tool_calls
-    ]
+def requests_tools(message: AnyMessage) -> bool:
+    """Whether `message` is the model asking for tools (with parseable arguments or not)."""
+    return isinstance(message, AIMessage) and bool(message.tool_calls or message.invalid_tool_calls)
+
+
+def unanswered_tool_results(messages: Sequence[AnyMessage], reason: str) -> list[ToolMessage]:
+    """Return error results for the last model turn's calls that have none yet.
+
+    A model request with a tool call but no result for it is refused by the API, so these
+    keep the history valid.
+    """
+    answered: set[str | None] = set()
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+            continue
+        if not isinstance(message, AIMessage):
+            return []
+        calls = [*message.tool_calls, *message.invalid_tool_calls]
+        return [
+            ToolMessage(
+                content=reason,
+                tool_call_id=call["id"] or "",
+                name=call["name"] or "",
+                status="error",
+            )
+            for call in calls
+            if call["id"] not in answered
+        ]
+    return []
 
 
 def message_text(message: AnyMessage) -> str:
@@ -173,6 +215,21 @@ def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]
             break
         results.append(message)
     return results[::-1]
+
+
+def _invalid_call_results(message: AIMessage) -> list[ToolMessage]:
+    return [
+        ToolMessage(
+            content=(
+                f"Error: the arguments of this {call['name']} call are not valid JSON, so it "
+                "did not run. Call it again with its arguments as one JSON object."
+            ),
+            tool_call_id=call["id"] or "",
+            name=call["name"] or "",
+            status="error",
+        )
+        for call in message.invalid_tool_calls
+    ]
 
 
 def _tidy_tool_call(call: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,11 @@ Rules:
 - Ask only for the columns you need. Results show at most {preview_rows} rows to you \
 and are capped at {row_limit} rows.
 - If a query fails, read the error, fix the query and run it again.
+- Each run_sql result has a result_id; to see more rows of an earlier result, call
+read_result with its id instead of running the query again.
 - When you have the answer, reply in plain language without calling a tool; mention the \
 key figures. {language_hint}
 
 Tables: {tables}
+Earlier results of this conversation: {results}
 Current time: {now}"""

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
+from langgraph.prebuilt import InjectedState
 
 from react_agent.database import QueryFailed, QueryRejected, SQLDatabase
 from react_agent.records import QueryResult
@@ -16,6 +17,8 @@ LIST_TABLES = "list_tables"
 DESCRIBE_TABLES = "describe_tables"
 CHECK_SQL = "check_sql"
 RUN_SQL = "run_sql"
+READ_RESULT = "read_result"
+MAX_READ_ROWS = 100
 
 
 def build_sql_tools(
@@ -105,13 +108,71 @@ def build_sql_tools(
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         return ToolMessage(
-            content=describe_result(result, preview_rows),
+            content=f"result_id: {tool_call_id}\n" + describe_result(result, preview_rows),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
-            artifact={"sql": sql, "outcome": "ok", "records": result.as_records()},
+            artifact={
+                "sql": sql,
+                "outcome": "ok",
+                "result_id": tool_call_id,
+                "records": result.as_records(),
+            },
         )
 
-    return [list_tables, describe_tables, check_sql, run_sql]
+    @tool(READ_RESULT)
+    async def read_result(
+        result_id: str,
+        state: Annotated[dict[str, Any], InjectedState],
+        offset: int = 0,
+        limit: int = 20,
+    ) -> str:
+        """Read rows of an earlier run_sql result of this conversation by its result_id.
+
+        Use it instead of running the same query again. offset skips rows; limit is at
+        most 100.
+        """
+        artifact = find_result(state.get("messages", []), result_id)
+        if artifact is None:
+            known = ", ".join(r["result_id"] for r in recent_results(state.get("messages", [])))
+            return f"Error: no result {result_id!r}. Known results: {known or 'none'}"
+        records = artifact["records"]
+        offset, limit = max(0, offset), min(max(1, limit), MAX_READ_ROWS)
+        rows = records["rows"][offset : offset + limit]
+        header = (
+            f"result_id: {result_id}; rows {offset + 1}–{offset + len(rows)} of "
+            f"{len(records['rows'])} kept ({records['total_row_count']} in all); "
+            f"columns: {', '.join(records['columns'])}"
+        )
+        return "\n".join([header, *(_json_line(row) for row in rows)])
+
+    return [list_tables, describe_tables, check_sql, run_sql, read_result]
+
+
+def find_result(messages: list[Any], result_id: str) -> dict[str, Any] | None:
+    """Return the artifact of the run_sql result `result_id` in a conversation, if any."""
+    for message in reversed(messages):
+        artifact = getattr(message, "artifact", None)
+        if isinstance(artifact, dict) and artifact.get("result_id") == result_id:
+            return artifact
+    return None
+
+
+def recent_results(messages: list[Any], count: int = 10) -> list[dict[str, Any]]:
+    """Return id, SQL and row count of the newest `count` run_sql results of a conversation."""
+    found = []
+    for message in reversed(messages):
+        artifact = getattr(message, "artifact", None)
+        if isinstance(artifact, dict) and artifact.get("result_id"):
+            found.append(
+                {
+                    "result_id": artifact["result_id"],
+                    "sql": artifact["sql"],
+                    "rows": artifact["records"]["total_row_count"],
+                }
+            )
+            if len(found) == count:
+                break
+    return found[::-1]
 
 
 def refusal_message(sql: str, reason: str, tool_call_id: str, tool_name: str) -> ToolMessage:
