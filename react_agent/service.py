@@ -114,6 +114,11 @@ async def open_agent_service(
         if model is None and not settings.llm_configured:
             service.problems["llm"] = llm_not_configured()
         if all(_reconnects_by_itself(service, component) for component in service.problems):
+            if locks is None:
+                locks = _default_locks(service)
+                if isinstance(locks, PostgresThreadLocks):
+                    # Pushed before the runner's aclose, so it runs after the runs end.
+                    stack.push_async_callback(locks.aclose)
             service.runner = _build_runner(service, model or build_chat_model(settings), locks)
             stack.push_async_callback(service.runner.aclose)
         yield service

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
 import psycopg
-from psycopg import errors as pg_errors
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.errors import ServiceError
@@ -18,8 +18,10 @@ logger = logging.getLogger(__name__)
 
 Release = Callable[[], Awaitable[None]]
 
-CLAIM_GRACE = 0.5
-"""Seconds a PostgreSQL claim waits for the thread's previous run to finish freeing it."""
+T = TypeVar("T")
+
+LOCK_SESSION_NAME = "react-agent thread locks"
+"""application_name of the lock session, unless the connection settings name one."""
 
 
 class ThreadLocks(Protocol):
@@ -70,120 +72,194 @@ class InProcessThreadLocks:
 class PostgresThreadLocks:
     """Thread claims shared by every process using the same PostgreSQL database.
 
-    A claim is a session-level advisory lock on a connection taken from `pool` and held
-    for the whole run, so a process that dies frees its threads with its sessions. Each
-    running question therefore holds one pooled connection; `max_held` keeps the rest
-    free for the checkpointer.
+    A claim is a session-level advisory lock, and every claim of this instance is held by
+    one dedicated session, so a process may run any number of questions without tying
+    up the checkpointer's pool, and a process that dies frees its threads with its
+    session. The session is a connection of its own, opened with the pool's settings on
+    the first claim, rather than one kept out of the pool, which would leave the
+    checkpointer one fewer and escape the pool's checks anyway. Claims from many tasks
+    share it safely: psycopg runs one statement at a time on a connection, and each
+    cursor keeps its own result.
+
+    Should the session end (a PostgreSQL restart), its locks are gone and the next claim
+    opens a new one. Runs holding claims then keep their threads in this process only,
+    so another process could start on one of those threads; that window is the outage
+    itself, during which those runs cannot save their checkpoints anyway.
 
     Args:
-        pool: The pool to take lock connections from (the checkpointer's).
-        max_held: Most claims held at once by this instance; by default one less than
-            the pool's max_size.
-        grace: Seconds a claim waits for the thread's previous run to free it.
+        pool: The checkpointer's pool, whose conninfo and connection settings the
+            session uses (its connections are not used).
 
     """
 
-    def __init__(
-        self, pool: AsyncConnectionPool, *, max_held: int | None = None, grace: float = CLAIM_GRACE
-    ) -> None:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
-        self.max_held = max_held if max_held is not None else max(1, pool.max_size - 1)
-        self.grace = grace
-        self._slots = asyncio.Semaphore(self.max_held)  # one per lock connection
-        self._running: set[str] = set()
+        # Threads claimed, or being claimed, here. Advisory locks are re-entrant within a
+        # session, so only this set keeps a second run of this process off a thread.
+        self._held: set[str] = set()
+        self._session: psycopg.AsyncConnection[Any] | None = None
+        self._connecting: asyncio.Task[psycopg.AsyncConnection[Any]] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
 
     async def claim(self, thread_id: str) -> Release:
         """Take the thread or raise 409 THREAD_BUSY (503 if PostgreSQL cannot be reached)."""
-        try:
-            # Waiting a little lets a run that just ended give its slot back.
-            async with asyncio.timeout(self.grace):
-                await self._slots.acquire()
-        except TimeoutError:
-            raise self._unavailable(
-                f"{self.max_held} questions are running, the most its pool allows "
-                "(raise POSTGRES_POOL_MAX_SIZE)"
-            ) from None
-        acquired = False
-        try:
-            connection = await self.pool.getconn()
-            try:
-                acquired = await self._lock(connection, thread_id)
-            except BaseException:
-                # The server may have granted the lock before the answer was lost; only a
-                # closed session is sure not to keep it.
-                await connection.close()
-                raise
-            finally:
-                if not acquired:
-                    await self.pool.putconn(connection)
-        except psycopg.Error as exc:
-            raise self._unavailable(exc) from exc
-        finally:
-            if not acquired:
-                self._slots.release()
-        if not acquired:
+        if thread_id in self._held:
             raise thread_busy(thread_id)
-        self._running.add(thread_id)
+        # Reserved before the round trip, so a concurrent claim here is refused as well.
+        self._held.add(thread_id)
+        attempt = self._spawn(self._try_lock(thread_id))
+        try:
+            session = await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            # The server may grant the lock after the claimant has gone: the attempt runs
+            # to its end so that such a lock is freed instead of being held by nobody.
+            attempt.add_done_callback(functools.partial(self._abandon, thread_id))
+            raise
+        except BaseException:
+            self._held.discard(thread_id)
+            raise
+        if session is None:
+            self._held.discard(thread_id)
+            raise thread_busy(thread_id)
         released = False
 
         async def release() -> None:
             nonlocal released
-            if not released:  # a second call must not return the connection twice
+            if not released:  # a second unlock could free the thread from a newer run
                 released = True
-                await self._release(thread_id, connection)
+                # Shielded: a release cancelled halfway must still reach the server.
+                await asyncio.shield(self._spawn(self._unlock(thread_id, session)))
 
         return release
 
-    async def _lock(self, connection: psycopg.AsyncConnection[Any], thread_id: str) -> bool:
-        # A try-lock that waits a little: the runner announces a result before its release
-        # reaches the server, and a follow-up question sent at once must not get a 409.
-        try:
-            async with connection.transaction():
-                milliseconds = max(1, round(self.grace * 1000))
-                await connection.execute(f"SET LOCAL lock_timeout = {milliseconds}")
-                # Session-level: the lock outlives this transaction and holds for the run.
-                await connection.execute(
-                    "SELECT pg_advisory_lock(hashtextextended(%s, 0))", (thread_id,)
-                )
-        except pg_errors.LockNotAvailable:
-            return False
-        return True
+    async def is_running(self, thread_id: str) -> bool:
+        """Whether a run in any process holds the thread."""
+        if thread_id in self._held:
+            return True
+        _, locked = await self._fetch(_IS_LOCKED_SQL, {"thread_id": thread_id})
+        return locked
 
-    async def _release(self, thread_id: str, connection: psycopg.AsyncConnection[Any]) -> None:
-        unlocked = False
+    async def aclose(self) -> None:
+        """Close the session, which frees every lock it still holds; later claims get 503."""
+        self._closed = True
+        if self._tasks:
+            # Unlocks on their way end first (wait() does not cancel them if we are), but
+            # a server that stopped answering must not hold up shutdown.
+            await asyncio.wait(set(self._tasks), timeout=self.pool.timeout)
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def _try_lock(self, thread_id: str) -> psycopg.AsyncConnection[Any] | None:
+        """Return the session that took the thread's lock, or None if another holds it."""
+        # No waiting: the runner frees a thread before its run's last event, so a
+        # follow-up question never races the release of the previous one.
+        session, locked = await self._fetch(
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (thread_id,)
+        )
+        return session if locked else None
+
+    async def _unlock(self, thread_id: str, session: psycopg.AsyncConnection[Any]) -> None:
+        # The lock is freed on the session that took it: should that one have ended, so
+        # has the lock, and the current session may hold the thread for a newer run.
         try:
-            cursor = await connection.execute(
+            cursor = await session.execute(
                 "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,)
             )
             row = await cursor.fetchone()
-            unlocked = bool(row and _first(row))
+            if not (row and _first(row)):
+                logger.warning("thread %s was not locked when its run ended", thread_id)
         except Exception as exc:
             # Typically the server restarted during the run, which ended the session and
             # its lock with it; freeing the thread here must not fail the run's cleanup.
             logger.warning("could not unlock thread %s: %s", thread_id, exc)
         finally:
-            self._running.discard(thread_id)
-            self._slots.release()
-            try:
-                if not unlocked:
-                    # A session that may still hold the lock must not go back to the pool,
-                    # or the thread would stay claimed; closing it frees the lock.
-                    await connection.close()
-                await self.pool.putconn(connection)
-            except Exception as exc:
-                logger.warning("could not return the lock connection of %s: %s", thread_id, exc)
+            self._held.discard(thread_id)
 
-    async def is_running(self, thread_id: str) -> bool:
-        """Whether a run in any process holds the thread."""
-        if thread_id in self._running:
-            return True
+    def _abandon(
+        self, thread_id: str, attempt: asyncio.Task[psycopg.AsyncConnection[Any] | None]
+    ) -> None:
+        """Free what a claim took after its claimant was cancelled."""
+        session = None
+        if not attempt.cancelled() and attempt.exception() is None:
+            session = attempt.result()
+        if session is None:
+            self._held.discard(thread_id)
+        else:
+            self._spawn(self._unlock(thread_id, session))
+
+    async def _fetch(
+        self, query: str, params: tuple[Any, ...] | dict[str, Any], *, retry: bool = True
+    ) -> tuple[psycopg.AsyncConnection[Any], bool]:
+        """Run a one-boolean query on the session; return the session and the answer."""
+        session = await self._connected()
         try:
-            async with self.pool.connection() as connection:
-                cursor = await connection.execute(_IS_LOCKED_SQL, {"thread_id": thread_id})
-                row = await cursor.fetchone()
+            cursor = await session.execute(query, params)
+            row = await cursor.fetchone()
+        except psycopg.Error as exc:
+            if retry and session.closed and not self._closed:
+                # The session ended since its last use (a server restart, usually), and
+                # its locks with it: a new one answers now instead of this call failing.
+                return await self._fetch(query, params, retry=False)
+            raise self._unavailable(exc) from exc
+        return session, bool(row and _first(row))
+
+    async def _connected(self) -> psycopg.AsyncConnection[Any]:
+        """Return the session, opening a new one if there is none or it has ended."""
+        session = self._session
+        if session is not None and not session.closed:
+            return session
+        if self._closed:
+            raise self._unavailable("the thread locks are closed")
+        # Claims arriving meanwhile share one attempt, and so share its failure: an
+        # unreachable server costs them one connect timeout, not one each in turn.
+        if self._connecting is None or self._connecting.done():
+            self._connecting = self._spawn(self._connect())
+        try:
+            return await asyncio.shield(self._connecting)
         except psycopg.Error as exc:
             raise self._unavailable(exc) from exc
-        return bool(row and _first(row))
+
+    async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        stale, self._session = self._session, None
+        if stale is not None:
+            await stale.close()
+            logger.warning(
+                "the PostgreSQL session of the thread locks ended, and its locks with it; "
+                "opening a new one"
+            )
+        conninfo, kwargs = self.pool.conninfo, self.pool.kwargs or {}
+        assert isinstance(conninfo, str) and isinstance(kwargs, dict)
+        # Tuple rows; autocommit, or the session would sit idle in a transaction for good.
+        options = {key: value for key, value in kwargs.items() if key != "row_factory"}
+        options["autocommit"] = True
+        options.setdefault("fallback_application_name", LOCK_SESSION_NAME)
+        # A long-lived session must notice a server that vanished without closing it.
+        options.setdefault("keepalives", 1)
+        options.setdefault("keepalives_idle", 30)
+        options.setdefault("keepalives_interval", 10)
+        options.setdefault("keepalives_count", 3)
+        session = await self.pool.connection_class.connect(conninfo, **options)
+        if self._closed:  # aclose() ran while connecting
+            await session.close()
+            raise self._unavailable("the thread locks are closed")
+        self._session = session
+        return session
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run `coroutine` in a task kept until it ends (aclose waits for them)."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._forget)
+        return task
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled():
+            # Marks an error as seen: its awaiters got it, and an attempt whose claimants
+            # all left has nobody to tell (asyncio would log it as never retrieved).
+            task.exception()
 
     def _unavailable(self, reason: object) -> ServiceError:
         return unavailable(

@@ -59,6 +59,8 @@ async def test_a_later_question_reads_an_earlier_result_by_reference(open_servic
     rows = [json.loads(line) for line in read.content.splitlines()[1:]]
     assert [row["store_id"] for row in rows] == [6, 7, 8]
     assert "rows 6–8 of 32" in read.content
-    assert missing.content.startswith("Error: no result 'call_nope'") and result_id in missing.content
+    assert (
+        missing.content.startswith("Error: no result 'call_nope'") and result_id in missing.content
+    )
     assert second.sql is None  # reading a stored result runs no SQL
     assert second.tools_used == ["read_result", "read_result"]

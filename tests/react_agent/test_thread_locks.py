@@ -8,27 +8,35 @@ from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
-from psycopg_pool import AsyncConnectionPool
 
 from react_agent.errors import ServiceError
 from react_agent.postgres_pool import open_pool
-from react_agent.thread_locks import InProcessThreadLocks, PostgresThreadLocks
+from react_agent.thread_locks import LOCK_SESSION_NAME, InProcessThreadLocks, PostgresThreadLocks
 from tests.react_agent.test_postgres_database import scalar
 from tests.support.postgres import unreachable_postgres_url
 
 THREAD = "wang1:20250131103000001"
 
+# Advisory locks granted in the test's database, and the sessions holding them.
+ADVISORY_LOCKS_SQL = """
+    SELECT count(*), count(DISTINCT pid) FROM pg_locks
+    WHERE locktype = 'advisory' AND granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
 
 @pytest.fixture
-async def two_pools(postgres_database: str) -> AsyncIterator[tuple[AsyncConnectionPool, ...]]:
-    """Yield two separate pools on one database: stand-ins for two service processes."""
+async def two_locks(postgres_database: str) -> AsyncIterator[tuple[PostgresThreadLocks, ...]]:
+    """Yield claims on two separate pools of one database: two service processes."""
     first = await open_pool(postgres_database, name="process-1", max_size=4)
     second = await open_pool(postgres_database, name="process-2", max_size=4)
+    here, there = PostgresThreadLocks(first), PostgresThreadLocks(second)
     try:
-        yield first, second
+        yield here, there
     finally:
-        await first.close()
-        await second.close()
+        for locks in (here, there):
+            await locks.aclose()
+            await locks.pool.close()
 
 
 def assert_busy(error: ServiceError) -> None:
@@ -36,8 +44,25 @@ def assert_busy(error: ServiceError) -> None:
     assert error.can_retry is True
 
 
-async def test_a_thread_claimed_in_one_process_is_busy_in_another_until_released(two_pools):
-    here, there = (PostgresThreadLocks(pool, grace=0.1) for pool in two_pools)
+def advisory_locks(url: str) -> tuple[int, int]:
+    """Return (locks, sessions holding them) of the database at `url`."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        row = connection.execute(ADVISORY_LOCKS_SQL).fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+def terminate_lock_sessions(url: str) -> None:
+    """End the sessions holding advisory locks, as a server restart would."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks "
+            "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+        )
+
+
+async def test_a_thread_claimed_in_one_process_is_busy_in_another_until_released(two_locks):
+    here, there = two_locks
 
     release = await here.claim(THREAD)
     with pytest.raises(ServiceError) as refused:
@@ -51,8 +76,8 @@ async def test_a_thread_claimed_in_one_process_is_busy_in_another_until_released
     await other_thread()
 
 
-async def test_a_second_claim_in_the_same_process_is_busy_too(two_pools):
-    locks = PostgresThreadLocks(two_pools[0], grace=0.1)
+async def test_a_second_claim_in_the_same_process_is_busy_too(two_locks):
+    locks = two_locks[0]
 
     release = await locks.claim(THREAD)
     with pytest.raises(ServiceError) as refused:
@@ -61,26 +86,35 @@ async def test_a_second_claim_in_the_same_process_is_busy_too(two_pools):
     await release()
 
 
-async def test_a_claim_waits_briefly_for_the_release_of_a_run_that_just_ended(
-    postgres_database, two_pools
-):
-    here, there = (PostgresThreadLocks(pool, grace=10) for pool in two_pools)
+async def test_of_two_claims_at_once_in_one_process_exactly_one_gets_the_thread(two_locks):
+    locks = two_locks[0]
+
+    outcomes = await asyncio.gather(
+        locks.claim(THREAD), locks.claim(THREAD), return_exceptions=True
+    )
+
+    refused = [outcome for outcome in outcomes if isinstance(outcome, ServiceError)]
+    releases = [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+    assert len(refused) == 1 and len(releases) == 1
+    assert_busy(refused[0])
+    await releases[0]()
+    assert await locks.is_running(THREAD) is False
+
+
+async def test_a_claim_right_after_a_release_in_another_process_gets_the_thread(two_locks):
+    here, there = two_locks
     release = await here.claim(THREAD)
 
-    claiming = asyncio.create_task(there.claim(THREAD))
-    waiting_sql = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-    deadline = time.monotonic() + 10
-    while scalar(postgres_database, waiting_sql) == 0:
-        assert time.monotonic() < deadline and not claiming.done()
-        await asyncio.sleep(0.05)
+    for _ in range(20):  # no grace period: the release must be done when it returns
+        await release()
+        release = await there.claim(THREAD)
+        here, there = there, here
+
     await release()
 
-    release_there = await claiming
-    await release_there()
 
-
-async def test_is_running_is_seen_from_the_other_process(two_pools):
-    here, there = (PostgresThreadLocks(pool) for pool in two_pools)
+async def test_is_running_is_seen_from_the_other_process(two_locks):
+    here, there = two_locks
     assert await there.is_running(THREAD) is False
 
     release = await here.claim(THREAD)
@@ -93,45 +127,110 @@ async def test_is_running_is_seen_from_the_other_process(two_pools):
 
 
 async def test_release_after_the_lock_session_died_does_not_raise_and_frees_the_thread(
-    postgres_database, two_pools
+    postgres_database, two_locks
 ):
-    here, there = (PostgresThreadLocks(pool, grace=0.1) for pool in two_pools)
+    here, there = two_locks
     release = await here.claim(THREAD)
-    # What a server restart does to the session holding the lock.
-    with psycopg.connect(postgres_database, autocommit=True) as admin:
-        admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks "
-            "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
-        )
+    terminate_lock_sessions(postgres_database)  # what a server restart does to it
 
     await release()
 
+    assert await here.is_running(THREAD) is False
     release_there = await there.claim(THREAD)
+    # The dead session is replaced by the next claim, which does not fail for it.
+    other_thread = await here.claim("wang1:other")
+    await release_there()
+    await other_thread()
+
+
+async def test_runs_keep_their_threads_in_their_process_after_the_session_died(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    release = await here.claim(THREAD)
+    terminate_lock_sessions(postgres_database)
+
+    with pytest.raises(ServiceError) as refused:
+        await here.claim(THREAD)
+    assert_busy(refused.value)
+    # Across processes the lock died with its session: the documented outage window.
+    release_there = await there.claim(THREAD)
+
+    await release()
     await release_there()
 
 
-async def test_claims_beyond_the_pools_capacity_get_a_503_instead_of_starving_it(two_pools):
-    locks = PostgresThreadLocks(two_pools[0], max_held=1, grace=0.1)
-    release = await locks.claim("wang1:one")
+async def test_hundreds_of_claims_share_one_session_and_leave_the_pool_alone(postgres_database):
+    pool = await open_pool(postgres_database, name="busy-process", max_size=2)
+    locks = PostgresThreadLocks(pool)
+    threads = [f"wang1:{number:03d}" for number in range(200)]
+    try:
+        releases = await asyncio.gather(*(locks.claim(thread) for thread in threads))
 
+        assert advisory_locks(postgres_database) == (200, 1)
+        sessions_sql = (
+            "SELECT count(*) FROM pg_stat_activity "
+            f"WHERE datname = current_database() AND application_name = '{LOCK_SESSION_NAME}'"
+        )
+        assert scalar(postgres_database, sessions_sql) == 1
+        assert await locks.is_running(threads[-1]) is True
+        async with pool.connection(timeout=1) as connection:  # the pool is not used up
+            await connection.execute("SELECT 1")
+
+        await asyncio.gather(*(release() for release in releases))
+        assert advisory_locks(postgres_database) == (0, 0)
+        assert not any([await locks.is_running(thread) for thread in threads])
+    finally:
+        await locks.aclose()
+        await pool.close()
+
+
+async def test_a_cancelled_claim_leaves_no_lock_behind(postgres_database, two_locks):
+    here, there = two_locks
+    await (await here.claim("wang1:warm-up"))()  # the session is open: the claim's one trip
+
+    claiming = asyncio.create_task(here.claim(THREAD))
+    await asyncio.sleep(0)  # the claim is on its way to the server
+    claiming.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await claiming
+
+    deadline = time.monotonic() + 5
+    while advisory_locks(postgres_database) != (0, 0) or await here.is_running(THREAD):
+        assert time.monotonic() < deadline, "the cancelled claim kept its lock"
+        await asyncio.sleep(0.05)
+    await (await there.claim(THREAD))()
+    await (await here.claim(THREAD))()
+
+
+async def test_closing_frees_the_threads_and_refuses_later_claims(postgres_database, two_locks):
+    here, there = two_locks
+    await here.claim(THREAD)
+
+    await here.aclose()
+
+    assert advisory_locks(postgres_database) == (0, 0)
+    await (await there.claim(THREAD))()
     with pytest.raises(ServiceError) as refused:
-        await locks.claim("wang1:two")
-
+        await here.claim("wang1:other")
     assert refused.value.status == 503 and refused.value.error_type == "CHECKPOINTER_UNAVAILABLE"
-    await release()
-    await (await locks.claim("wang1:two"))()
 
 
 async def test_a_claim_while_postgres_is_unreachable_is_a_503():
     pool = await open_pool(unreachable_postgres_url(), name="unreachable", connect_timeout=0.5)
+    locks = PostgresThreadLocks(pool)
     try:
         with pytest.raises(ServiceError) as refused:
-            await PostgresThreadLocks(pool).claim(THREAD)
+            await locks.claim(THREAD)
+        with pytest.raises(ServiceError) as again:  # a 503 again, not a 409: nothing kept
+            await locks.claim(THREAD)
     finally:
+        await locks.aclose()
         await pool.close()
 
-    assert refused.value.status == 503 and refused.value.error_type == "CHECKPOINTER_UNAVAILABLE"
-    assert refused.value.can_retry is True
+    for error in (refused.value, again.value):
+        assert error.status == 503 and error.error_type == "CHECKPOINTER_UNAVAILABLE"
+        assert error.can_retry is True
 
 
 async def test_in_process_locks_refuse_a_second_claim_until_released():
