@@ -39,8 +39,12 @@ def create_app(
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # One line per model call at INFO would cost more than the access log it duplicates.
+    for chatty in ("httpx", "httpx2", "openai"):
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
     app = Quart(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config["BODY_TIMEOUT"] = settings.body_timeout
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["settings"] = settings

@@ -16,7 +16,13 @@ from langgraph.types import Durability
 from config import localize
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.node_names import AGENT
-from react_agent.nodes import INTERRUPTED_MARKER, message_text, stamped, unanswered_tool_results
+from react_agent.nodes import (
+    INTERRUPTED_MARKER,
+    message_text,
+    requests_tools,
+    stamped,
+    unanswered_tool_results,
+)
 from react_agent.state import new_question_state
 from react_agent.thread_locks import ThreadLocks
 
@@ -266,12 +272,16 @@ class AgentRunner:
         path: list[str] = []
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
-            closing = close_unfinished_turn(snapshot.values.get("messages", []), run.lang)
+            history: list[AnyMessage] = snapshot.values.get("messages", [])
+            closing = close_unfinished_turn(history, run.lang)
             run.append(RunStarted(run.thread_id))
             graph_input = {
                 "messages": [*closing, stamped(HumanMessage(question))],
                 **new_question_state(),
             }
+            # The result is read from the updates, not from the checkpoint afterwards: that
+            # would load and decode the whole conversation again for every question.
+            tally = ResultTally(history, graph_input)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
             async for mode, chunk in self.graph.astream(
                 graph_input, config, stream_mode=modes, durability=self.durability
@@ -279,30 +289,59 @@ class AgentRunner:
                 if mode == "updates":
                     for node, update in chunk.items():
                         path.append(node)
+                        tally.add(update)
                         run.append(NodeFinished(node, len(path), _tool_names(update)))
                 else:
                     token = _answer_token(chunk)
                     if token:
                         run.append(TokenStreamed(token))
-            final = await self.graph.aget_state(config)
-        return build_run_result(run.thread_id, final.values, path)
+        return tally.result(run.thread_id, path)
 
 
-def build_run_result(thread_id: str, values: dict[str, Any], path: list[str]) -> RunResult:
-    """Read a question's result from the thread's state after its run."""
-    messages: list[AnyMessage] = values.get("messages", [])
-    return RunResult(
-        thread_id=thread_id,
-        answer=values.get("final_answer") or "",
-        execution_path=list(path),
-        tools_used=list(values.get("tools_used") or []),
-        sql=values.get("sql"),
-        records=values.get("records"),
-        sql_execution_count=int(values.get("sql_execution_count") or 0),
-        sql_refusal_count=int(values.get("sql_refusal_count") or 0),
-        total_messages=len(messages),
-        conversation_rounds=sum(isinstance(m, HumanMessage) for m in messages),
-    )
+class ResultTally:
+    """Builds a question's result from its run's node updates.
+
+    The per-question fields are plain values each update replaces; messages are counted by
+    id, because a node may re-send a message (same id) to replace it.
+    """
+
+    def __init__(self, history: Sequence[AnyMessage], graph_input: dict[str, Any]) -> None:
+        self.values = {k: v for k, v in graph_input.items() if k != "messages"}
+        self.message_ids = {m.id for m in history if m.id}
+        self.total_messages = len(history)
+        self.rounds = sum(isinstance(m, HumanMessage) for m in history)
+        self.add(graph_input)
+
+    def add(self, update: Any) -> None:
+        """Take one node's update into account."""
+        if not isinstance(update, dict):
+            return
+        for key, value in update.items():
+            if key != "messages":
+                self.values[key] = value
+                continue
+            for message in value:
+                if message.id is None or message.id not in self.message_ids:
+                    self.total_messages += 1
+                    self.rounds += isinstance(message, HumanMessage)
+                if message.id:
+                    self.message_ids.add(message.id)
+
+    def result(self, thread_id: str, path: list[str]) -> RunResult:
+        """Return the question's result."""
+        values = self.values
+        return RunResult(
+            thread_id=thread_id,
+            answer=values.get("final_answer") or "",
+            execution_path=list(path),
+            tools_used=list(values.get("tools_used") or []),
+            sql=values.get("sql"),
+            records=values.get("records"),
+            sql_execution_count=int(values.get("sql_execution_count") or 0),
+            sql_refusal_count=int(values.get("sql_refusal_count") or 0),
+            total_messages=self.total_messages,
+            conversation_rounds=self.rounds,
+        )
 
 
 def close_unfinished_turn(messages: Sequence[AnyMessage], lang: str | None) -> list[AnyMessage]:
@@ -314,11 +353,11 @@ def close_unfinished_turn(messages: Sequence[AnyMessage], lang: str | None) -> l
     if not messages:
         return []
     last = messages[-1]
-    if isinstance(last, AIMessage) and not last.tool_calls:
+    if isinstance(last, AIMessage) and not requests_tools(last):
         return []
-    closing: list[AnyMessage] = []
-    if isinstance(last, AIMessage):
-        closing.extend(unanswered_tool_results(last, "Not run: the question was interrupted."))
+    closing: list[AnyMessage] = [
+        *unanswered_tool_results(messages, "Not run: the question was interrupted.")
+    ]
     closing.append(
         AIMessage(
             localize("INTERRUPTED_ANSWER", lang), response_metadata={INTERRUPTED_MARKER: True}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -113,6 +114,7 @@ _CATALOG_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_")
 _CATALOG_TABLES = frozenset({"dbstat"})
 
 
+@lru_cache(maxsize=1024)
 def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -> str:
     """Return `sql` unchanged when it is one read-only SELECT; raise QueryRejected if not.
 

@@ -223,3 +223,25 @@ async def test_model_errors_become_typed_service_errors(sample_service):
         await service.runner.ask("hi", "wang1:11")
     assert failed.value.status == 500 and failed.value.error_type == "AGENT_FAILED"
     assert "boom" in failed.value.detail
+
+
+async def test_message_counts_read_from_updates_match_the_checkpoint(open_service):
+    model = ScriptedChatModel(
+        replies=[
+            call_tool("run_sql", sql="SELECT 1 AS one;"),  # tidied: the message is replaced
+            answer("one"),
+            answer(""),  # empty: replaced by the localized text
+            call_tool("run_sql", sql="SELECT 2 AS two"),
+        ],
+        default=call_tool("run_sql", sql="SELECT 3 AS three"),
+    )
+    async with open_service(model, recursion_limit=12) as service:
+        for question in ("first", "second", "third (hits the step limit)"):
+            result = await service.runner.ask(question, "wang1:counts")
+            state = await service.runner.graph.aget_state(service.runner.config_for("wang1:counts"))
+            messages = state.values["messages"]
+            assert result.total_messages == len(messages)
+            assert result.conversation_rounds == sum(isinstance(m, HumanMessage) for m in messages)
+            assert result.answer == state.values["final_answer"]
+            assert result.sql == state.values.get("sql")
+            assert result.tools_used == state.values["tools_used"]
