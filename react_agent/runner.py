@@ -270,11 +270,12 @@ class AgentRunner:
     async def _answer(self, run: Run, question: str, stream_tokens: bool) -> RunResult:
         config = self.config_for(run.thread_id, run.lang)
         path: list[str] = []
+        # The thread is claimed, so the run has started: say so before any slower step.
+        run.append(RunStarted(run.thread_id))
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
             history: list[AnyMessage] = snapshot.values.get("messages", [])
             closing = close_unfinished_turn(history, run.lang)
-            run.append(RunStarted(run.thread_id))
             graph_input = {
                 "messages": [*closing, stamped(HumanMessage(question))],
                 **new_question_state(),
