@@ -12,6 +12,14 @@ from hypercorn.config import Config
 from app import create_app
 from config import Settings
 
+MAX_REQUEST_HEAD_BYTES = 256 * 1024
+"""Largest request line and headers read; beyond it Hypercorn answers a bare 431.
+
+Hypercorn's default, 16 KiB, is less than a 2000-character Chinese question takes in a
+GET query (about 18 KB percent-encoded), and whether it bites depends on how the bytes
+arrive. Up to this size a long query reaches the app, which answers with the envelope.
+"""
+
 
 async def serve_forever(settings: Settings) -> None:
     """Serve until SIGINT or SIGTERM, then let runs in flight finish and close the agent."""
@@ -22,6 +30,10 @@ async def serve_forever(settings: Settings) -> None:
     config.errorlog = logging.getLogger("hypercorn.error")
     # Hypercorn waits this long for open requests (streams) after it stops accepting.
     config.graceful_timeout = settings.shutdown_grace + 5
+    config.h11_max_incomplete_size = MAX_REQUEST_HEAD_BYTES
+    # Hypercorn's default backlog (100) overflows under bursts of new streams, and each
+    # overflowed connection waits a second for the client's SYN retry.
+    config.backlog = 1024
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -40,8 +52,13 @@ async def serve_forever(settings: Settings) -> None:
 
 
 def main() -> None:
-    """Read the settings and serve."""
-    asyncio.run(serve_forever(Settings()))
+    """Read the settings and serve, on uvloop where it is installed (it is on Linux)."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(serve_forever(Settings()))
+    else:
+        uvloop.run(serve_forever(Settings()))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ logger = logging.getLogger(__name__)
 _HTTP_ERROR_TYPES = {
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
+    408: "REQUEST_TIMEOUT",
     413: "PAYLOAD_TOO_LARGE",
 }
 
@@ -62,7 +63,16 @@ def register_error_handlers(app: Quart) -> None:
             status, "INVALID_REQUEST" if status < 500 else "INTERNAL_ERROR"
         )
         detail = error.description or error.name
-        return error_response(ServiceError(status, error_type, detail, reason=detail))
+        # A body that came too slowly (408) may well come in time when sent again.
+        return error_response(
+            ServiceError(
+                status,
+                error_type,
+                detail,
+                can_retry=True if status == 408 else None,
+                reason=detail,
+            )
+        )
 
     @app.errorhandler(Exception)
     async def handle_unexpected(error: Exception) -> Response:

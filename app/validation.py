@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from quart import Request
@@ -89,8 +90,19 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     return payload
 
 
-def query_args_payload(args: Any) -> dict[str, Any]:
-    """Turn GET query parameters into an ask payload (stream_tokens from true/false/1/0)."""
+def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
+    """Turn GET query parameters into an ask payload (stream_tokens from true/false/1/0).
+
+    Raises:
+        ServiceError: 400 when `raw_query`, percent-decoded, is not UTF-8 (Werkzeug would
+            pass the bad bytes on still percent-encoded, as if they were the question).
+
+    """
+    try:
+        unquote_to_bytes(raw_query.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        detail = "the query string is not valid UTF-8"
+        raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     payload: dict[str, Any] = {key: args.get(key) for key in args}
     if "stream_tokens" in payload:
         flag = str(payload["stream_tokens"]).strip().lower()
@@ -138,14 +150,7 @@ def validate_ask_request(
     thread_id = _choose_thread_id(body.thread_id, body.conversation_id)
     user_id = (body.user_id or "").strip() or None
     if user_id is not None:
-        if len(user_id) > MAX_USER_ID_CHARS:
-            raise bad_request(
-                "USER_ID_TOO_LONG",
-                f"user_id has {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}",
-                limit=MAX_USER_ID_CHARS,
-            )
-        if ":" in user_id:
-            raise bad_request("USER_ID_INVALID", "user_id must not contain ':'")
+        check_user_id(user_id)
 
     if thread_id is None:
         user_id = user_id or GUEST_USER_ID
@@ -157,6 +162,19 @@ def validate_ask_request(
     user_id = user_id or owner
     check_thread_owner(thread_id, user_id)
     return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens)
+
+
+def check_user_id(user_id: str) -> str:
+    """Return `user_id` if it keeps the API's rules (at most 50 characters, no ':')."""
+    if len(user_id) > MAX_USER_ID_CHARS:
+        raise bad_request(
+            "USER_ID_TOO_LONG",
+            f"user_id has {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}",
+            limit=MAX_USER_ID_CHARS,
+        )
+    if ":" in user_id:
+        raise bad_request("USER_ID_INVALID", "user_id must not contain ':'")
+    return user_id
 
 
 def check_thread_id_format(thread_id: str) -> str:

@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8084, ge=0, le=65535)
     log_level: str = "INFO"
+    body_timeout: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds a client may take to send a request body; a slower one gets 408.",
+    )
     shutdown_grace: float = Field(
         default=20.0,
         ge=0,

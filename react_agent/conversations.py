@@ -9,7 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from react_agent.nodes import INTERRUPTED_MARKER, message_text
+from react_agent.nodes import INTERRUPTED_MARKER, message_text, requests_tools
 from react_agent.runner import AgentRunner
 from react_agent.timestamps import local_timestamp
 
@@ -100,7 +100,7 @@ def last_turn_interrupted(messages: list[AnyMessage]) -> bool:
         return False
     last = messages[-1]
     if isinstance(last, AIMessage):
-        return bool(last.tool_calls) or bool(last.response_metadata.get(INTERRUPTED_MARKER))
+        return requests_tools(last) or bool(last.response_metadata.get(INTERRUPTED_MARKER))
     return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -200,7 +201,10 @@ class AgentRunner:
         run = Run(thread_id, lang)
         self.active[thread_id] = run
         run.task = asyncio.create_task(
-            self._execute(run, question, stream_tokens, release), name=f"run-{thread_id}"
+            self._execute(run, question, stream_tokens, release),
+            name=f"run-{thread_id}",
+            # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
+            context=contextvars.Context(),
         )
         return run
 

@@ -312,6 +312,14 @@ async def test_dropped_stream_raises(stub: OpenAIStub) -> None:
 
 
 @pytest.mark.asyncio
+async def test_dropped_non_streamed_answer_raises(stub: OpenAIStub) -> None:
+    stub.script(Reply(text="this answer is cut in half", drop_after_chunks=0))
+
+    with pytest.raises(openai.APIConnectionError):
+        await make_llm(stub).ainvoke("hi")
+
+
+@pytest.mark.asyncio
 async def test_wait_for_holds_the_answer_until_released(stub: OpenAIStub) -> None:
     arrived, gate = threading.Event(), threading.Event()
 

@@ -49,7 +49,7 @@ async def ask_react_agent_stream_get() -> Response:
 
 
 async def _query_payload() -> dict:
-    return query_args_payload(request.args)
+    return query_args_payload(request.args, request.query_string)
 
 
 async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Response:

@@ -10,10 +10,15 @@ from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
-from app.validation import MAX_USER_ID_CHARS, check_thread_id_format, check_thread_owner
+from app.validation import (
+    MAX_USER_ID_CHARS,
+    check_thread_id_format,
+    check_thread_owner,
+    check_user_id,
+)
 from config import node_display
 from react_agent.conversations import list_thread_ids, read_conversation, visible_history
-from react_agent.errors import ServiceError, bad_request
+from react_agent.errors import ServiceError
 from react_agent.runner import AgentRunner
 
 blueprint = Blueprint("conversations", __name__)
@@ -47,19 +52,6 @@ def owned_thread(thread_id: str, user_id: str) -> str:
     check_thread_id_format(thread_id)
     check_thread_owner(thread_id, user_id)
     return thread_id
-
-
-def check_user_id(user_id: str) -> str:
-    """Check a user id from the path with the ask endpoints' rules."""
-    if len(user_id) > MAX_USER_ID_CHARS:
-        raise bad_request(
-            "USER_ID_TOO_LONG",
-            f"user_id is longer than {MAX_USER_ID_CHARS} characters",
-            limit=MAX_USER_ID_CHARS,
-        )
-    if ":" in user_id:
-        raise bad_request("USER_ID_INVALID", "user_id must not contain ':'")
-    return user_id
 
 
 def conversation_runner() -> AgentRunner:

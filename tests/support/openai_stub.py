@@ -86,7 +86,8 @@ class Reply:
     hang: bool = False
     """Never answer; the connection is released when the stub stops."""
     drop_after_chunks: int | None = None
-    """Streaming only: close the socket after this many SSE events, without [DONE]."""
+    """Close the socket mid-answer: when streaming, after this many SSE events, without
+    [DONE]; otherwise (any value) after the headers and half of the JSON body."""
     wait_for: threading.Event | None = None
     """Block until this event is set before answering."""
     chunk_size: int = 4
@@ -123,7 +124,11 @@ def default_policy(body: dict[str, Any]) -> Reply:
     if last_role == "user":
         return Reply(tool_calls=[ToolCall(name="run_sql", args={"sql": DEFAULT_SALES_SQL})])
     if last_role == "tool":
-        return Reply(text="查询结果如下：" + _message_text(messages[-1])[:_QUOTE_CHARS])
+        # The result id differs from run to run; the rows do not, so the answer quotes them.
+        result = _message_text(messages[-1])
+        if result.startswith("result_id:"):
+            result = result.partition("\n")[2]
+        return Reply(text="查询结果如下：" + result[:_QUOTE_CHARS])
     return Reply(text="好的。")
 
 
@@ -348,9 +353,17 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def send_json(
-        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        self,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+        *,
+        truncate: bool = False,
     ) -> None:
-        """Send a complete JSON response with Content-Length, keeping the connection alive."""
+        """Send a complete JSON response with Content-Length, keeping the connection alive.
+
+        With `truncate`, only the first half of the body is sent before the connection is cut.
+        """
         data = json.dumps(payload, ensure_ascii=False).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -358,6 +371,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        if truncate:
+            self.wfile.write(data[: len(data) // 2])
+            self.drop()
         self.wfile.write(data)
 
     def start_event_stream(self) -> bool:
@@ -585,6 +601,7 @@ class OpenAIStub:
                 "usage": usage,
             },
             reply.headers,
+            truncate=reply.drop_after_chunks is not None,
         )
 
     @staticmethod
