@@ -45,7 +45,7 @@ async def ask_react_agent_stream() -> Response:
 @document_response(NoContent, 204)
 async def ask_react_agent_stream_get() -> Response:
     """Answer a question as a stream of Server-Sent Events (query parameters, for EventSource)."""
-    return await stream_question(lambda: _query_payload())
+    return await stream_question(_query_payload)
 
 
 async def _query_payload() -> dict:
