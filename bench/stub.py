@@ -28,18 +28,10 @@ from tests.support.openai_stub import (
     Reply,
     ToolCall,
     default_policy,
+    message_text,
 )
 
 _QUOTE_CHARS = 300
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
 
 
 def three_call_policy(body: dict[str, Any]) -> Reply:
@@ -51,7 +43,7 @@ def three_call_policy(body: dict[str, Any]) -> Reply:
         return Reply(tool_calls=[ToolCall(name="list_tables", args={})])
     if len(tool_results) == 1:
         return Reply(tool_calls=[ToolCall(name="run_sql", args={"sql": DEFAULT_SALES_SQL})])
-    return Reply(text="查询结果如下：" + _text(tool_results[-1])[:_QUOTE_CHARS])
+    return Reply(text="查询结果如下：" + message_text(tool_results[-1])[:_QUOTE_CHARS])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -285,8 +285,14 @@ def _describe_sqlite_error(exc: sqlite3.Error) -> str:
     return str(exc)
 
 
-async def open_database(url: str | None) -> SQLDatabase:
-    """Open the data database named by `url` (default: the embedded sample)."""
+async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase:
+    """Open the data database named by `url` (default: the embedded sample).
+
+    Args:
+        url: `sqlite:///…` or `postgresql://…`; None for the sample.
+        postgres_options: Pool options for PostgreSQL (see react_agent.postgres_pool).
+
+    """
     url = url or SAMPLE_DATABASE_URL
     kind = database_kind(url)
     if kind == "sqlite":
@@ -294,5 +300,5 @@ async def open_database(url: str | None) -> SQLDatabase:
     if kind == "postgres":
         from react_agent.postgres_database import PostgresDatabase
 
-        return await PostgresDatabase.open(url)
+        return await PostgresDatabase.open(url, **postgres_options)
     raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

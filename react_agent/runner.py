@@ -94,7 +94,6 @@ class Run:
         self.thread_id = thread_id
         self.lang = lang
         self.events: list[RunEvent] = []
-        self.current_node: str | None = None
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: ServiceError | None = None
         self._appended = asyncio.Event()
@@ -107,8 +106,6 @@ class Run:
     def append(self, event: RunEvent) -> None:
         """Add an event and wake every follower."""
         self.events.append(event)
-        if isinstance(event, NodeFinished):
-            self.current_node = event.node
         self._appended.set()
         self._appended = asyncio.Event()
 

@@ -84,7 +84,9 @@ async def open_agent_service(
     service = AgentService(settings)
     async with AsyncExitStack() as stack:
         try:
-            service.database = await _open_data_database(settings)
+            service.database = await open_database(
+                settings.data_database_url, **postgres_pool_options(settings)
+            )
             stack.push_async_callback(service.database.aclose)
             # PostgreSQL's tables are listed by check_components below, once it answers.
             if not _reconnects_by_itself(service, "data_database"):
@@ -255,15 +257,6 @@ async def _ping_outcome(
     except Exception as exc:
         return ServiceError(503, error_type, f"{name}: {exc}", can_retry=True)
     return None
-
-
-async def _open_data_database(settings: Settings) -> SQLDatabase:
-    url = settings.data_database_url
-    if url and database_kind(url) == "postgres":
-        from react_agent.postgres_database import PostgresDatabase
-
-        return await PostgresDatabase.open(url, **postgres_pool_options(settings))
-    return await open_database(url)
 
 
 async def _list_allowed_tables(service: AgentService) -> list[str]:

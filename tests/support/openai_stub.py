@@ -99,7 +99,7 @@ class Reply:
 Policy = Callable[[dict[str, Any]], Reply]
 
 
-def _message_text(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any]) -> str:
     """Flatten a chat message's content (string or list of parts) into text."""
     content = message.get("content")
     if isinstance(content, str):
@@ -117,7 +117,7 @@ def default_policy(body: dict[str, Any]) -> Reply:
     text answer.
     """
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    question = next((_message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    question = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
     if NO_SQL_MARKER in question:
         return Reply(text="这个问题不需要查询数据库，我直接回答：您好！有什么可以帮您？")
     last_role = messages[-1].get("role") if messages else None
@@ -125,7 +125,7 @@ def default_policy(body: dict[str, Any]) -> Reply:
         return Reply(tool_calls=[ToolCall(name="run_sql", args={"sql": DEFAULT_SALES_SQL})])
     if last_role == "tool":
         # The result id differs from run to run; the rows do not, so the answer quotes them.
-        result = _message_text(messages[-1])
+        result = message_text(messages[-1])
         if result.startswith("result_id:"):
             result = result.partition("\n")[2]
         return Reply(text="查询结果如下：" + result[:_QUOTE_CHARS])
@@ -606,7 +606,7 @@ class OpenAIStub:
 
     @staticmethod
     def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        prompt_text = "".join(_message_text(m) for m in body["messages"] if isinstance(m, dict))
+        prompt_text = "".join(message_text(m) for m in body["messages"] if isinstance(m, dict))
         prompt = _estimate_tokens(prompt_text) + 4 * len(body["messages"])
         completion = _estimate_tokens(reply.text) + sum(
             _estimate_tokens(c.name + c.arguments_json()) for c in reply.tool_calls
