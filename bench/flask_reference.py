@@ -37,7 +37,7 @@ from app.thread_ids import ThreadIdClock
 from app.validation import validate_ask_request
 from config import Settings
 from react_agent.errors import ServiceError
-from react_agent.llm import PLACEHOLDER_API_KEY
+from react_agent.llm import build_chat_model
 from react_agent.runner import NodeFinished
 from react_agent.service import open_agent_service
 
@@ -98,17 +98,7 @@ def per_request_model(settings: Settings, http_client: Any) -> ChatOpenAI:
     request's pooled connection. A fresh client per request (closed with the agent) is the
     least the naive design needs to work at all.
     """
-    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
-    return ChatOpenAI(
-        model=settings.llm_model,
-        api_key=key or PLACEHOLDER_API_KEY,
-        base_url=settings.openai_base_url,
-        temperature=settings.llm_temperature,
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_max_retries,
-        stream_usage=True,
-        http_async_client=http_client,
-    )
+    return build_chat_model(settings, http_async_client=http_client)
 
 
 def _generate(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from pydantic import SecretStr
 
 from config import Settings
 from tests.support.live_server import ServiceClient, running_service
+from tests.support.openai_stub import OpenAIStub
 from tests.support.scripted_model import ScriptedChatModel
 
 
@@ -24,3 +26,24 @@ async def service(settings: Settings, model: ScriptedChatModel) -> AsyncIterator
         settings.model_copy(update={"stream_resume_grace": 0.0}), model=model
     ) as client:
         yield client
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def stub_settings(settings: Settings, stub: OpenAIStub) -> Settings:
+    """Return settings whose LLM is the stub server (the real ChatOpenAI, no retries)."""
+    return settings.model_copy(
+        update={
+            "openai_base_url": stub.base_url,
+            "openai_api_key": SecretStr("test-key"),
+            "llm_model": "stub-model",
+            "llm_max_retries": 0,
+            "llm_timeout": 5.0,
+        }
+    )

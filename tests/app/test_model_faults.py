@@ -13,12 +13,11 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from config import localize
 from tests.support.live_server import ServiceClient, running_service
@@ -57,25 +56,9 @@ class Outcome:
 
 
 @pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_settings(settings, stub):
-    """Return settings whose LLM is the stub (ChatOpenAI, no retries, a short timeout)."""
-    return settings.model_copy(
-        update={
-            "openai_base_url": stub.base_url,
-            "openai_api_key": SecretStr("test-key"),
-            "llm_model": "stub-model",
-            "llm_max_retries": 0,
-            "llm_timeout": LLM_TIMEOUT,
-            "stream_resume_grace": 0.0,
-        }
-    )
+def llm_settings(stub_settings):
+    """Return the stub-LLM settings with a short model timeout and no resume grace."""
+    return stub_settings.model_copy(update={"llm_timeout": LLM_TIMEOUT, "stream_resume_grace": 0.0})
 
 
 def new_thread() -> str:

@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
-from pydantic import SecretStr
 
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
-from tests.support.openai_stub import DEFAULT_SALES_SQL, OpenAIStub, Reply, ToolCall
+from tests.support.openai_stub import DEFAULT_SALES_SQL, Reply, ToolCall
 from tests.support.sse import collect_stream
 
 
 @pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_settings(settings, stub):
-    """Return settings whose LLM is the stub server (ChatOpenAI, no retries)."""
-    return settings.model_copy(
-        update={
-            "openai_base_url": stub.base_url,
-            "openai_api_key": SecretStr("test-key"),
-            "llm_model": "stub-model",
-            "llm_max_retries": 0,
-            "llm_timeout": 5.0,
-        }
-    )
+def llm_settings(stub_settings):
+    """Return the stub-LLM settings (ChatOpenAI on the suite's server)."""
+    return stub_settings
 
 
 async def test_sync_question_gets_answer_sql_and_rows_through_chat_openai(llm_settings, stub):
