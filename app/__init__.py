@@ -14,8 +14,8 @@ from app.routes import ask, ask_stream, conversations, health, page
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
+from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
-from react_agent.thread_locks import ThreadLocks
 
 MAX_BODY_BYTES = 64 * 1024
 """A question is at most 2000 characters; anything far larger is not a real request."""

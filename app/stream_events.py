@@ -9,8 +9,8 @@ from app.envelope import error_envelope, success_envelope
 from app.final_data import build_final_data
 from config import node_display
 from react_agent.errors import ServiceError
-from react_agent.node_names import END, START
-from react_agent.runner import (
+from react_agent.graph.node_names import END, START
+from react_agent.runs.runner import (
     NodeFinished,
     RunEvent,
     RunFailed,

@@ -37,8 +37,8 @@ from app.thread_ids import ThreadIdClock
 from app.validation import validate_ask_request
 from config import Settings
 from react_agent.errors import ServiceError
-from react_agent.llm import build_chat_model
-from react_agent.runner import NodeFinished
+from react_agent.graph.llm import build_chat_model
+from react_agent.runs.runner import NodeFinished
 from react_agent.service import open_agent_service
 
 LISTEN_BACKLOG = 1024
@@ -91,7 +91,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
 
 
 def per_request_model(settings: Settings, http_client: Any) -> ChatOpenAI:
-    """ChatOpenAI as `react_agent.llm.build_chat_model` makes it, on its own HTTP client.
+    """ChatOpenAI as `react_agent.graph.llm.build_chat_model` makes it, on its own HTTP client.
 
     langchain-openai shares one cached async HTTP client per base URL; with a new event
     loop per request, the second request fails with "Event loop is closed" on the first

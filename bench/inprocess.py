@@ -37,12 +37,12 @@ from bench.load import QUESTION, Sample
 from bench.measure import Quiet, measured_level, measured_series
 from bench.procs import Sampler
 from config import Settings
-from react_agent.runner import AgentRunner, NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.graph.state import new_question_state
+from react_agent.runs.runner import AgentRunner, NodeFinished, RunFailed, RunFinished, RunStarted
 from react_agent.service import open_agent_service
-from react_agent.state import new_question_state
 
 try:  # newer runners stamp the question with its time
-    from react_agent.nodes import stamped  # type: ignore[attr-defined]
+    from react_agent.graph.nodes import stamped  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the version of the agent
 
     def stamped(message: Any) -> Any:

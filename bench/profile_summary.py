@@ -103,10 +103,10 @@ COMPONENTS: list[tuple[str, tuple[str, ...]]] = [
             "/app/t",
         ),
     ),
-    ("nodes: react_agent/nodes.py, trimming", ("/react_agent/nodes", "/react_agent/trimming")),
+    ("nodes: react_agent/graph/", ("/react_agent/graph/",)),
     ("langchain_core: callbacks, runnables, messages", ("/langchain_core/",)),
     ("graph runtime: langgraph pregel, channels", ("/langgraph/",)),
-    ("runner: react_agent/runner.py", ("/react_agent/runner",)),
+    ("runs: react_agent/runs/", ("/react_agent/runs/",)),
 ]
 """Where a stack's time is charged: the first component any of its frames belongs to."""
 

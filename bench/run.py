@@ -201,15 +201,6 @@ def scratch_postgres(enabled: bool) -> Iterator[tuple[str | None, str | None]]:
     if not enabled:
         yield None, "skipped (--skip-postgres)"
         return
-    if importlib.util.find_spec("react_agent.postgres_checkpointer") is None:
-        yield (
-            None,
-            (
-                "react_agent/postgres_checkpointer.py is not in this checkout, so the service "
-                "cannot keep conversations in PostgreSQL yet"
-            ),
-        )
-        return
     try:
         import psycopg
     except ImportError as exc:
@@ -575,7 +566,7 @@ class Bench:
         """Run every measurement; return the results (always stopping every process)."""
         args = self.args
         results = self.results
-        from react_agent.state import new_question_state
+        from react_agent.graph.state import new_question_state
 
         results["meta"] = {
             **environment_facts(),

@@ -13,16 +13,16 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from config import Settings
-from react_agent.checkpointer import open_checkpointer
-from react_agent.database import SQLDatabase, database_kind, open_database
+from react_agent.conversations.checkpointer import open_checkpointer
+from react_agent.databases.sqlite import SQLDatabase, database_kind, open_database
 from react_agent.errors import ServiceError
-from react_agent.graph import build_graph
-from react_agent.llm import build_chat_model
-from react_agent.nodes import AgentNodes
-from react_agent.runner import AgentRunner
-from react_agent.sql_guard import is_table_allowed
-from react_agent.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
-from react_agent.tools import build_sql_tools
+from react_agent.graph.builder import build_graph
+from react_agent.graph.llm import build_chat_model
+from react_agent.graph.nodes import AgentNodes
+from react_agent.runs.runner import AgentRunner
+from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
+from react_agent.tools.sql_guard import is_table_allowed
+from react_agent.tools.sql_tools import build_sql_tools
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
 
 
 def postgres_pool_options(settings: Settings) -> dict[str, Any]:
-    """Return the options of both PostgreSQL pools (see react_agent.postgres_pool)."""
+    """Return the options of both PostgreSQL pools (see react_agent.databases.postgres_pool)."""
     return {
         "min_size": settings.postgres_pool_min_size,
         "max_size": settings.postgres_pool_max_size,
@@ -281,7 +281,7 @@ def _reconnects_by_itself(service: AgentService, component: str) -> bool:
     if component == "data_database":
         return service.database is not None and service.database.dialect == "postgres"
     if component == "checkpointer":
-        from react_agent.postgres_checkpointer import PostgresCheckpointSaver
+        from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 
         return isinstance(service.checkpointer, PostgresCheckpointSaver)
     return False

@@ -17,9 +17,9 @@ from app.validation import (
     check_user_id,
 )
 from config import node_display
-from react_agent.conversations import list_thread_ids, read_conversation, visible_history
+from react_agent.conversations.history import list_thread_ids, read_conversation, visible_history
 from react_agent.errors import ServiceError
-from react_agent.runner import AgentRunner
+from react_agent.runs.runner import AgentRunner
 
 blueprint = Blueprint("conversations", __name__)
 

@@ -41,7 +41,7 @@ def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'conversations.db'}"
     try:
-        import react_agent.postgres_checkpointer  # noqa: F401
+        import react_agent.conversations.postgres_checkpointer  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"the PostgreSQL checkpointer is not wired yet: {exc}")
     return request.getfixturevalue("postgres_database")

@@ -12,16 +12,16 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.database import QueryFailed, TableInfo
-from react_agent.errors import ServiceError
-from react_agent.postgres_pool import (
+from react_agent.databases.postgres_pool import (
     PoolOptions,
     is_connection_failure,
     open_pool,
     ping_pool,
     unavailable,
 )
-from react_agent.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.sqlite import QueryFailed, TableInfo
+from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

@@ -11,12 +11,12 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langchain_core.runnables import RunnableConfig
 
 from config import localize
-from react_agent.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
-from react_agent.prompts import SYSTEM_PROMPT
-from react_agent.state import AgentState
+from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
+from react_agent.graph.prompts import SYSTEM_PROMPT
+from react_agent.graph.state import AgentState
+from react_agent.graph.trimming import select_context_start
 from react_agent.timestamps import now_timestamp
-from react_agent.tools import RUN_SQL, recent_results
-from react_agent.trimming import select_context_start
+from react_agent.tools.sql_tools import RUN_SQL, recent_results
 
 INTERRUPTED_MARKER = "interrupted"
 """Metadata key marking the answer that closes a question a crash or disconnect cut short."""

@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from psycopg import sql as pg_sql
 
 from config import Settings
-from react_agent.database import QueryFailed, SQLiteDatabase
+from react_agent.databases.sqlite import QueryFailed, SQLiteDatabase
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.sample_data.build import content_digest
 from react_agent.sample_data.dataset import TABLES
@@ -517,10 +517,10 @@ async def test_refusals_are_counted_per_question(sample_service):
 def postgres_sample_url(request: pytest.FixtureRequest) -> str:
     """Give a fresh PostgreSQL database holding the sample data."""
     try:
-        importlib.import_module("react_agent.postgres_database")
+        importlib.import_module("react_agent.databases.postgres")
     except ImportError as exc:
         pytest.skip(
-            f"react_agent.postgres_database cannot be imported yet ({exc}); "
+            f"react_agent.databases.postgres cannot be imported yet ({exc}); "
             "these tests need PostgresDatabase"
         )
     url: str = request.getfixturevalue("postgres_database")

@@ -11,12 +11,12 @@ import pytest
 from langgraph.checkpoint.postgres.base import BasePostgresSaver
 
 from config import Settings
-from react_agent.conversations import list_thread_ids
+from react_agent.conversations.history import list_thread_ids
+from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
+from react_agent.databases.postgres_pool import postgres_conninfo
 from react_agent.errors import ServiceError
-from react_agent.postgres_checkpointer import open_postgres_checkpointer
-from react_agent.postgres_pool import postgres_conninfo
+from react_agent.runs.thread_locks import PostgresThreadLocks
 from react_agent.service import open_agent_service
-from react_agent.thread_locks import PostgresThreadLocks
 from tests.support.postgres import unreachable_postgres_url
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 

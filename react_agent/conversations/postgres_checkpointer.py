@@ -14,7 +14,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.postgres_pool import (
+from react_agent.databases.postgres_pool import (
     PoolOptions,
     is_connection_failure,
     open_pool,

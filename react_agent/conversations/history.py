@@ -9,8 +9,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from react_agent.nodes import INTERRUPTED_MARKER, message_text, requests_tools
-from react_agent.runner import AgentRunner
+from react_agent.graph.nodes import INTERRUPTED_MARKER, message_text, requests_tools
+from react_agent.runs.runner import AgentRunner
 from react_agent.timestamps import local_timestamp
 
 TITLE_CHARS = 30
@@ -41,7 +41,7 @@ async def list_thread_ids(checkpointer: BaseCheckpointSaver, user_id: str, limit
             if low <= thread_id < high
         }
         return sorted(latest, key=latest.__getitem__, reverse=True)[:limit]
-    from react_agent.postgres_checkpointer import list_postgres_thread_ids
+    from react_agent.conversations.postgres_checkpointer import list_postgres_thread_ids
 
     return await list_postgres_thread_ids(
         checkpointer, _LIST_THREADS_SQL.format(p="%s"), (low, high, limit)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.errors import ServiceError
-from react_agent.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.sample_data import SAMPLE_DB_PATH
 
 SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
@@ -290,7 +290,7 @@ async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase
 
     Args:
         url: `sqlite:///…` or `postgresql://…`; None for the sample.
-        postgres_options: Pool options for PostgreSQL (see react_agent.postgres_pool).
+        postgres_options: Pool options for PostgreSQL (see react_agent.databases.postgres_pool).
 
     """
     url = url or SAMPLE_DATABASE_URL
@@ -298,7 +298,7 @@ async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase
     if kind == "sqlite":
         return SQLiteDatabase(sqlite_path_from_url(url))
     if kind == "postgres":
-        from react_agent.postgres_database import PostgresDatabase
+        from react_agent.databases.postgres import PostgresDatabase
 
         return await PostgresDatabase.open(url, **postgres_options)
     raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

@@ -11,7 +11,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
-from react_agent.database import QueryRejected
+from react_agent.databases.sqlite import QueryRejected
 
 DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public"}
 """The schema a bare table name lives in; `main.orders` is the same table as `orders`."""

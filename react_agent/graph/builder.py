@@ -9,8 +9,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError
 
-from react_agent.database import QueryFailed, QueryRejected
-from react_agent.node_names import (
+from react_agent.databases.sqlite import QueryFailed, QueryRejected
+from react_agent.graph.node_names import (
     AGENT,
     END,
     FORMAT_FINAL_RESPONSE,
@@ -20,8 +20,8 @@ from react_agent.node_names import (
     TRIM_MESSAGES,
     UPDATE_STATE_AFTER_TOOL,
 )
-from react_agent.nodes import AgentNodes
-from react_agent.state import AgentState
+from react_agent.graph.nodes import AgentNodes
+from react_agent.graph.state import AgentState
 
 
 def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:

@@ -11,8 +11,8 @@ from typing import Any, Protocol, TypeVar
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.databases.postgres_pool import unavailable
 from react_agent.errors import ServiceError
-from react_agent.postgres_pool import unavailable
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from config import localize, node_display
 from config.display import load_display_map
 from react_agent.errors import ServiceError
-from react_agent.node_names import GRAPH_NODES
-from react_agent.nodes import STEPS_PER_TOOL_ROUND
+from react_agent.graph.node_names import GRAPH_NODES
+from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
 REGION_SALES_SQL = (

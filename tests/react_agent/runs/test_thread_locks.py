@@ -9,10 +9,14 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 
+from react_agent.databases.postgres_pool import open_pool
 from react_agent.errors import ServiceError
-from react_agent.postgres_pool import open_pool
-from react_agent.thread_locks import LOCK_SESSION_NAME, InProcessThreadLocks, PostgresThreadLocks
-from tests.react_agent.test_postgres_database import scalar
+from react_agent.runs.thread_locks import (
+    LOCK_SESSION_NAME,
+    InProcessThreadLocks,
+    PostgresThreadLocks,
+)
+from tests.react_agent.databases.test_postgres_database import scalar
 from tests.support.postgres import unreachable_postgres_url
 
 THREAD = "wang1:20250131103000001"

@@ -1,0 +1,1 @@
+"""Where conversations are kept (checkpointers) and how they are read back."""

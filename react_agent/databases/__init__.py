@@ -1,0 +1,1 @@
+"""Read-only access to the databases that questions are about."""

@@ -1,0 +1,1 @@
+"""The ReAct graph: state, nodes, prompts, history trimming and the chat model."""

@@ -1,0 +1,1 @@
+"""Running questions: background runs, their events, and claims on threads."""

@@ -1,0 +1,1 @@
+"""The tools the model calls and the SQL guard they share."""
