@@ -1,22 +1,13 @@
-"""The in-process baseline: the service's own graph, no HTTP.
+"""The in-process peer: the service's own graph in a process of its own, no HTTP.
 
-`python -m bench.inprocess SPEC.json OUT.json` (started by `python -m bench`) runs the graph
-at the concurrency levels and compares checkpointers, in a process of its own so that its
-RSS and CPU are measured like a server's. The sequential questions of the overhead ratio
-are asked by `python -m bench` itself with the same functions, taking turns with the HTTP
-questions. The agent is
-built by `react_agent.service.open_agent_service` from the environment's settings (ChatOpenAI
-on the benchmark's stub, the sample database, a SQLite checkpointer), exactly as
-`python -m app` builds it, and questions are asked two ways:
-
-- `astream`: the compiled graph's `astream(stream_mode=["updates"])` with the input the
-  runner gives it, consumed to the end. This is the `in_process` figure of the benchmark:
-  the graph's own time, which HTTP and SSE can only add to.
-- `runner`: `AgentRunner.start(...)` and its event log followed to the end (what the
-  HTTP routes do, less HTTP): the graph plus the runner's state reads and task.
-
-It also runs the graph at the benchmark's concurrency levels (the ceiling the HTTP service
-could reach) and compares checkpointers (SQLite, PostgreSQL, memory) per question.
+`python -m bench.peers.inprocess SPEC.json OUT.json` (started by `python -m bench`) runs the
+graph at the concurrency levels and compares checkpointers, in a process of its own so
+that its RSS and CPU are measured like a server's. The agent is built by
+`react_agent.service.open_agent_service` from the environment's settings (ChatOpenAI on the
+benchmark's stub, the sample database, a SQLite checkpointer), exactly as `python -m app`
+builds it; questions are asked through the drivers of bench/drivers/graph.py. The
+sequential questions of the overhead ratio are asked by `python -m bench` itself with the
+same drivers, taking turns with the HTTP questions.
 """
 
 from __future__ import annotations
@@ -25,88 +16,19 @@ import asyncio
 import json
 import os
 import sys
-import time
-import uuid
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
-
-from bench.load import QUESTION, Sample
-from bench.measure import Quiet, measured_level, measured_series
-from bench.procs import Sampler
+from bench.drivers.graph import astream_question, runner_question
+from bench.drivers.question import Question, Sample
+from bench.measure.measured import Quiet, measured_level, measured_series
+from bench.measure.sampler import Sampler
 from config import Settings
-from react_agent.graph.state import new_question_state
-from react_agent.runs.runner import AgentRunner, NodeFinished, RunFailed, RunFinished, RunStarted
 from react_agent.service import open_agent_service
 
-try:  # newer runners stamp the question with its time
-    from react_agent.graph.nodes import stamped  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the version of the agent
 
-    def stamped(message: Any) -> Any:
-        return message
-
-
-def astream_question(runner: AgentRunner) -> Any:
-    """Return a question through the compiled graph's astream, on a new thread."""
-
-    async def ask(index: int, worker: int) -> Sample:
-        thread_id = f"inproc{worker}:{uuid.uuid4().hex}"
-        config = runner.config_for(thread_id)
-        graph_input = {"messages": [stamped(HumanMessage(QUESTION))], **new_question_state()}
-        t0 = time.perf_counter()
-        first = None
-        ok = False
-        try:
-            async for _, chunk in runner.graph.astream(
-                graph_input, config, stream_mode=["updates"]
-            ):
-                if first is None:
-                    first = time.perf_counter() - t0
-                final = chunk.get("format_final_response") if isinstance(chunk, dict) else None
-                if final:
-                    ok = bool(final.get("final_answer"))
-        except Exception as exc:
-            total = time.perf_counter() - t0
-            return Sample(False, total, None, first, f"{type(exc).__name__}: {exc}"[:200])
-        total = time.perf_counter() - t0
-        # No `started` event here; the first node's update is comparable with the servers'.
-        return Sample(ok, total, None, first, None if ok else "no final answer")
-
-    return ask
-
-
-def runner_question(runner: AgentRunner) -> Any:
-    """Return a question through AgentRunner.start and its event log, on a new thread."""
-
-    async def ask(index: int, worker: int) -> Sample:
-        thread_id = f"inproc{worker}:{uuid.uuid4().hex}"
-        t0 = time.perf_counter()
-        started = first = None
-        try:
-            run = await runner.start(QUESTION, thread_id)
-            async for _, event in run.follow(0):
-                if isinstance(event, RunStarted):
-                    started = time.perf_counter() - t0
-                elif isinstance(event, NodeFinished) and first is None:
-                    first = time.perf_counter() - t0
-                elif isinstance(event, RunFinished):
-                    ok = bool(event.result.answer) and bool(event.result.sql)
-                    total = time.perf_counter() - t0
-                    return Sample(ok, total, started, first, None if ok else "no answer/SQL")
-                elif isinstance(event, RunFailed):
-                    error = f"{event.error.error_type}: {event.error.detail}"
-                    return Sample(False, time.perf_counter() - t0, started, first, error)
-        except Exception as exc:
-            return Sample(False, time.perf_counter() - t0, started, first, repr(exc)[:200])
-        return Sample(False, time.perf_counter() - t0, started, first, "no final event")
-
-    return ask
-
-
-async def _sequential(ask: Any, count: int) -> list[Sample]:
+async def _sequential(ask: Question, count: int) -> list[Sample]:
     return [await ask(i, 0) for i in range(count)]
 
 

@@ -5,7 +5,7 @@ nodes, the prompt and ChatOpenAI from the same settings (OPENAI_BASE_URL points 
 benchmark's stub), exactly as `python -m app` does. Only the checkpointer differs: LangGraph's
 server brings its own, so the compiled graph is copied without one.
 
-`bench/langgraph.json` names this module; the benchmark starts `langgraph dev` with the
+`bench/peers/langgraph.json` names this module; the benchmark starts `langgraph dev` with the
 environment it needs (OPENAI_BASE_URL, CHECKPOINT_DATABASE_URL=memory, PYTHONPATH=<repo>).
 """
 
@@ -20,7 +20,7 @@ from config import Settings
 from react_agent.service import open_agent_service
 
 GRAPH_ID = "sql_react_agent"
-"""The graph's name in bench/langgraph.json (the `assistant_id` runs are created with)."""
+"""The graph's name in bench/peers/langgraph.json (the `assistant_id` runs are created with)."""
 
 
 def _build() -> Any:

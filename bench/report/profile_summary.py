@@ -5,7 +5,7 @@ each frame `function (path:line)`. The summary gives the leaf ("self") time by l
 the top leaf functions, and the top frames by inclusive time (each frame counted once per
 stack), all in percent of the samples.
 
-`python -m bench.profile_summary bench/out/profile/service-c100.txt` prints it.
+`python -m bench.report.profile_summary bench/out/profile/service-c100.txt` prints it.
 """
 
 from __future__ import annotations

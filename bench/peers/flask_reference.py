@@ -12,7 +12,7 @@ Flask's development server), as the legacy service ran; its listen backlog is ra
 Werkzeug's 128 to 1024 so that a burst of connections is not turned into SYN retransmits
 (the same courtesy Hypercorn gets from the kernel's somaxconn; see bench/README.md).
 
-`python -m bench.flask_reference --port 8090` (settings from the environment, as `python -m
+`python -m bench.peers.flask_reference --port 8090` (settings from the environment, as `python -m
 app`: OPENAI_BASE_URL, CHECKPOINT_DATABASE_URL, DATA_DIR, ...).
 """
 
@@ -146,7 +146,7 @@ def _generate(
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the reference app with Werkzeug's threaded server on 127.0.0.1."""
-    parser = argparse.ArgumentParser(prog="python -m bench.flask_reference")
+    parser = argparse.ArgumentParser(prog="python -m bench.peers.flask_reference")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8090)
     args = parser.parse_args(argv)

@@ -13,8 +13,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from bench import load
-from bench.procs import Sampler, wait_until_quiet
+from bench.drivers.question import Question, Sample
+from bench.measure.closed_loop import run_level
+from bench.measure.machine import wait_until_quiet
+from bench.measure.sampler import Sampler
+from bench.measure.stats import summarize
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ async def quiet_moment(quiet: Quiet) -> tuple[float, float]:
     return waited, busy
 
 
-def _per_question(cpu_s: float | None, samples: list[load.Sample]) -> float | None:
+def _per_question(cpu_s: float | None, samples: list[Sample]) -> float | None:
     """Server CPU per completed question: hardly moved by a neighbour's load, unlike time."""
     done = sum(1 for s in samples if s.ok)
     return round(1000 * cpu_s / done, 1) if cpu_s is not None and done else None
@@ -60,7 +63,7 @@ def _charge(seconds: float) -> None:
 
 
 async def measured_level(
-    ask: load.Question,
+    ask: Question,
     concurrency: int,
     total: int,
     deadline: float,
@@ -74,11 +77,11 @@ async def measured_level(
     for attempt in range(1, quiet.retries + 2):
         waited, busy = await quiet_moment(quiet)
         sampler.begin()
-        samples, wall, missing = await load.run_level(ask, concurrency, total, deadline)
+        samples, wall, missing = await run_level(ask, concurrency, total, deadline)
         window = sampler.end()
         level = {
             "concurrency": concurrency,
-            **load.summarize(samples, wall, missing),
+            **summarize(samples, wall, missing),
             "server_peak_rss_mb": window.peak_rss_mb.get(server),
             "server_cpu_s": window.cpu_s.get(server),
             "server_cpu_pct": window.cpu_pct.get(server),
@@ -111,7 +114,7 @@ async def measured_level(
 
 
 async def measured_series(
-    asks: dict[str, load.Question],
+    asks: dict[str, Question],
     count: int,
     sampler: Sampler,
     quiet: Quiet,
@@ -123,7 +126,7 @@ async def measured_series(
     best: dict[str, dict[str, Any]] | None = None
     for attempt in range(1, quiet.retries + 2):
         waited, _ = await quiet_moment(quiet)
-        samples: dict[str, list[load.Sample]] = {name: [] for name in asks}
+        samples: dict[str, list[Sample]] = {name: [] for name in asks}
         sampler.begin()
         for i in range(count):
             for name, ask in asks.items():
@@ -131,7 +134,7 @@ async def measured_series(
         window = sampler.end()
         result = {
             name: {
-                **load.summarize(got, sum(s.total for s in got)),
+                **summarize(got, sum(s.total for s in got)),
                 "foreign_cpu_pct": window.foreign_cpu_pct,
                 "attempt": attempt,
                 "waited_for_quiet_s": waited,

@@ -1,0 +1,1 @@
+"""Measuring: closed-loop levels, their statistics, process sampling and a quiet machine."""

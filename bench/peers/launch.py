@@ -1,0 +1,153 @@
+"""Starting every side of the benchmark as a subprocess: the stub, our service and its peers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.environment import BENCH_DIR, PYTHON, child_env, log
+from bench.measure.sampler import Sampler
+from bench.processes import Child, Processes, free_port, wait_for_line
+from bench.state import BenchState
+
+LANGGRAPH_CONFIG = BENCH_DIR / "peers" / "langgraph.json"
+LANGGRAPH_ASSISTANT = "sql_react_agent"
+"""The graph's name in the LangGraph config (the `assistant_id` runs are created with)."""
+
+Started = tuple[Child, str, str]
+"""A started server, its base URL and its readiness URL."""
+
+
+def start_stub(state: BenchState, procs: Processes, sampler: Sampler) -> None:
+    """Start the scripted model every side talks to; note its URL and pid in `state`."""
+    argv = [PYTHON, "-m", "bench.stub", "--latency-ms", str(state.args.latency_ms)]
+    argv += ["--calls", str(state.args.calls)]
+    child = procs.start("stub", argv, env=child_env({}), cwd=state.scratch)
+    state.stub_url = wait_for_line(child, "OPENAI_BASE_URL=", 30)
+    sampler.watch("stub", child.pid)
+    state.stub_pid = child.pid
+    log(f"stub LLM at {state.stub_url} ({state.args.latency_ms} ms per call)")
+
+
+def _sqlite_side_env(state: BenchState, workdir: Path) -> dict[str, str]:
+    return {
+        **state.llm_env(),
+        "DATA_DIR": str(workdir),
+        "CHECKPOINT_DATABASE_URL": f"sqlite:///{workdir / 'checkpoints.db'}",
+    }
+
+
+def start_service(state: BenchState, procs: Processes) -> Started:
+    """Start `python -m app`; return it, its base URL and its readiness URL."""
+    port = free_port()
+    workdir = state.scratch / "service"
+    workdir.mkdir()
+    env = child_env({**_sqlite_side_env(state, workdir), "HOST": "127.0.0.1", "PORT": str(port)})
+    child = procs.start("service", [PYTHON, "-m", "app"], env=env, cwd=workdir)
+    base = f"http://127.0.0.1:{port}"
+    return child, base, base + "/health"
+
+
+def start_langgraph(state: BenchState, procs: Processes) -> Started:
+    """Start `langgraph dev` on bench/peers/langgraph.json; return it and its URLs."""
+    port = free_port()
+    workdir = state.scratch / "langgraph"
+    workdir.mkdir()
+    env = child_env({**state.llm_env(), "DATA_DIR": str(workdir)})
+    cli = shutil.which("langgraph", path=str(Path(PYTHON).parent)) or shutil.which("langgraph")
+    if cli is None:
+        raise RuntimeError(
+            "the `langgraph` command is missing: pip install -r bench/requirements.txt"
+        )
+    argv = [
+        cli,
+        "dev",
+        "--config",
+        str(LANGGRAPH_CONFIG),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+        "--n-jobs-per-worker",
+        str(state.langgraph_jobs),
+    ]
+    child = procs.start("langgraph_server", argv, env=env, cwd=workdir)
+    base = f"http://127.0.0.1:{port}"
+    return child, base, base + "/ok"
+
+
+def start_flask(state: BenchState, procs: Processes) -> Started:
+    """Start the Flask reference; return it and its URLs."""
+    port = free_port()
+    workdir = state.scratch / "flask"
+    workdir.mkdir()
+    env = child_env(_sqlite_side_env(state, workdir))
+    argv = [PYTHON, "-m", "bench.peers.flask_reference", "--port", str(port)]
+    child = procs.start("flask_reference", argv, env=env, cwd=workdir)
+    base = f"http://127.0.0.1:{port}"
+    return child, base, base + "/health"
+
+
+def server_description(name: str, state: BenchState) -> str:
+    """Return how the server `name` runs, for results.json and results.md."""
+    if name == "langgraph_server":
+        return (
+            "langgraph dev (langgraph-cli[inmem], uvicorn, in-memory runtime) --no-browser "
+            f"--no-reload --n-jobs-per-worker {state.langgraph_jobs} "
+            "(its default is 1 run at a time)"
+        )
+    if name == "flask_reference":
+        return (
+            "bench/peers/flask_reference.py on Werkzeug's threaded server (threaded=True, a thread "
+            "per connection), a new event loop and open_agent_service per request"
+        )
+    return "python -m app (Quart on Hypercorn, one process, LOG_LEVEL=INFO)"
+
+
+def _in_process_spec(
+    state: BenchState, workdir: Path, postgres_url: str | None, postgres_why: str | None
+) -> dict[str, Any]:
+    args = state.args
+    return {
+        "warmup": args.warmup,
+        "sequential": 0,  # asked by the overhead series, taking turns with the HTTP questions
+        "levels": [[c, n] for c, n in state.levels.items()] if args.in_process_levels else [],
+        "level_deadline": args.level_deadline,
+        "checkpointers": {
+            "sqlite": f"sqlite:///{workdir / 'compare-checkpoints.db'}",
+            "postgres": postgres_url,
+            "memory": "memory",
+        },
+        "unavailable": {"postgres": postgres_why},
+        "checkpointer_questions": 5 if args.quick else args.sequential,
+        "checkpointer_concurrency": 10,
+        "checkpointer_concurrent_questions": 50 if not args.quick else 20,
+        "stub_pid": state.stub_pid,
+        "quiet": {**state.quiet.__dict__, "budget": state.quiet.budget / 2},
+    }
+
+
+def run_in_process(
+    state: BenchState, procs: Processes, postgres_url: str | None, postgres_why: str | None
+) -> dict[str, Any]:
+    """Run bench/peers/inprocess.py (levels and checkpointers) and return its results."""
+    workdir = state.scratch / "in_process"
+    workdir.mkdir()
+    spec_path = workdir / "spec.json"
+    out_path = workdir / "result.json"
+    spec_path.write_text(json.dumps(_in_process_spec(state, workdir, postgres_url, postgres_why)))
+    env = child_env({**_sqlite_side_env(state, workdir), "LOG_LEVEL": "WARNING"})
+    argv = [PYTHON, "-m", "bench.peers.inprocess", str(spec_path), str(out_path)]
+    child = procs.start("in_process", argv, env=env, cwd=workdir)
+    deadline = time.monotonic() + state.args.level_deadline * (len(state.levels) + 4)
+    while child.popen.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    procs.stop(child)
+    if child.popen.returncode != 0 or not out_path.is_file():
+        raise RuntimeError(f"in-process baseline failed:\n{child.log_tail()}")
+    return json.loads(out_path.read_text())

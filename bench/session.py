@@ -1,0 +1,167 @@
+"""One whole benchmark run: the stub, the in-process peer, the servers, the HTTP phase, ratios."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from bench.drivers.langgraph import langgraph_stream
+from bench.drivers.question import QUESTION, Question
+from bench.drivers.service import service_stream
+from bench.environment import TELEMETRY_OFF, log
+from bench.facts import environment_facts
+from bench.http_phase import Sides, http_phase
+from bench.measure.sampler import Sampler
+from bench.peers.launch import (
+    LANGGRAPH_ASSISTANT,
+    Started,
+    run_in_process,
+    server_description,
+    start_flask,
+    start_langgraph,
+    start_service,
+    start_stub,
+)
+from bench.peers.postgres_scratch import scratch_postgres
+from bench.processes import Processes, wait_for_http
+from bench.profiling import profile
+from bench.report.ratios import compute_ratios
+from bench.state import BenchState
+
+Starter = Callable[[BenchState, Processes], Started]
+AskerFactory = Callable[[str], Callable[[httpx.AsyncClient], Question]]
+
+
+def run_bench(state: BenchState) -> dict[str, Any]:
+    """Run every measurement; return the results (always stopping every process)."""
+    args, results = state.args, state.results
+    results["meta"] = _meta(state)
+    with Processes(state.log_dir) as procs, Sampler() as sampler:
+        sampler.watch("client", os.getpid(), children=False)
+        start_stub(state, procs, sampler)
+        child_sockets = _in_process_phase(state, procs)
+        servers = _servers(args.skip_peers)
+        log("starting " + ", ".join(name for name, _, _ in servers))
+        started: dict[str, Started] = {}
+        for name, start, _ in servers:
+            try:
+                started[name] = start(state, procs)
+            except Exception as exc:
+                log(f"{name} failed to start: {exc}")
+                results[name] = {"error": str(exc)[-2000:]}
+        sides = _ready_sides(state, servers, started, procs, sampler)
+        try:
+            asyncio.run(http_phase(state, sides, sampler))
+        except Exception as exc:
+            log(f"HTTP measurements failed: {type(exc).__name__}: {exc}")
+            results["http_phase_error"] = f"{type(exc).__name__}: {exc}"[-2000:]
+        if args.profile and "service_stream" in sides:
+            log(f"profiling the service at c={args.profile_concurrency} with py-spy")
+            try:
+                child, base, _ = started["service_stream"]
+                results["profile"] = profile(state, child, base)
+            except Exception as exc:
+                results["profile"] = {"error": f"{type(exc).__name__}: {exc}"}
+        for name in list(started):
+            sampler.unwatch(name)
+            procs.stop(started[name][0])
+        results["network"] = {
+            "outside_sockets": [*sampler.outside_sockets, *child_sockets],
+            "note": "sockets of the servers, the stub, the in-process child and the load "
+            "generator whose local or remote address is not loopback, checked every 2 s; "
+            "empty means none was seen",
+            "telemetry_env": TELEMETRY_OFF,
+        }
+    results["ratios"] = compute_ratios(results)
+    return results
+
+
+def _meta(state: BenchState) -> dict[str, Any]:
+    args = state.args
+    return {
+        **environment_facts(),
+        "quick": args.quick,
+        "latency_ms": args.latency_ms,
+        "model_calls_per_question": args.calls,
+        "question": QUESTION,
+        "levels": {str(c): n for c, n in state.levels.items()},
+        "sequential_questions": args.sequential,
+        "warmup_questions": args.warmup,
+        "level_mode": "closed loop: `concurrency` clients each ask again as soon as "
+        "their question ends, until the level's questions are all asked",
+    }
+
+
+def _in_process_phase(state: BenchState, procs: Processes) -> list[dict[str, Any]]:
+    """Run the in-process peer (and the checkpointers); return the sockets it saw outside."""
+    with scratch_postgres(not state.args.skip_postgres) as (pg_url, pg_why):
+        log("in-process baseline (and checkpointer comparison)")
+        try:
+            in_process = run_in_process(state, procs, pg_url, pg_why)
+        except Exception as exc:
+            log(f"in-process baseline failed: {exc}")
+            in_process = {"error": str(exc)[-2000:]}
+    checkpointers = in_process.pop("checkpointers", None)
+    child_sockets = in_process.pop("outside_sockets", [])
+    state.results["in_process"] = in_process
+    state.results["checkpointer"] = checkpointers or {"error": "in-process run failed"}
+    return child_sockets
+
+
+def _servers(skip_peers: bool) -> list[tuple[str, Starter, AskerFactory]]:
+    """Name, how to start it and how to ask it, of every server under test."""
+    servers: list[tuple[str, Starter, AskerFactory]] = [
+        ("service_stream", start_service, lambda base: lambda c: service_stream(c, base)),
+    ]
+    if skip_peers:
+        return servers
+    from react_agent.graph.state import new_question_state
+
+    graph_input = {"messages": [{"role": "user", "content": QUESTION}], **new_question_state()}
+    return [
+        *servers,
+        (
+            "langgraph_server",
+            start_langgraph,
+            lambda base: lambda c: langgraph_stream(c, base, LANGGRAPH_ASSISTANT, graph_input),
+        ),
+        ("flask_reference", start_flask, lambda base: lambda c: service_stream(c, base)),
+    ]
+
+
+def _ready_sides(
+    state: BenchState,
+    servers: list[tuple[str, Starter, AskerFactory]],
+    started: dict[str, Started],
+    procs: Processes,
+    sampler: Sampler,
+) -> Sides:
+    """Wait for each started server; watch those that came up and note their idle RSS."""
+    results = state.results
+    sides: Sides = {}
+    for name, _, asker in servers:
+        if name not in started:
+            continue
+        child, base, ready_url = started[name]
+        try:
+            wait_for_http(child, ready_url, 120)
+        except Exception as exc:
+            log(f"{name} did not come up: {exc}")
+            results[name] = {"error": str(exc)[-2000:]}
+            procs.stop(child)
+            continue
+        sampler.watch(name, child.pid)
+        sampler.begin()
+        idle = sampler.end()
+        results[name] = {
+            "server": server_description(name, state),
+            "idle_rss_mb": idle.peak_rss_mb.get(name),
+        }
+        sides[name] = (base, asker(base))
+    if "service_stream" in sides:
+        results["service_sync"] = {"server": server_description("service_stream", state)}
+    return sides
