@@ -1,0 +1,138 @@
+"""The benchmark's report: a small results dict in, the expected results.md rows out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.markdown import markdown
+from bench.report.ratios import compute_ratios
+
+
+def _level(concurrency: int, completed: int, questions: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "concurrency": concurrency,
+        "questions": questions,
+        "completed": completed,
+        "all_completed": completed == questions,
+        "errors": {},
+        "throughput_qps": 4.25,
+        "started_p50_ms": 10.0,
+        "started_p99_ms": 21.0,
+        "first_node_p50_ms": 22.0,
+        "total_p50_ms": 343.0,
+        "total_p99_ms": 453.0,
+        "server_peak_rss_mb": 144.0,
+        "server_cpu_ms_per_question": 84.0,
+        "server_cpu_pct": 23.0,
+        "stub_cpu_pct": 1.0,
+        "client_cpu_pct": 9.0,
+        "foreign_cpu_pct": 3.0,
+        "listen_queue_overflows": 0,
+        "disturbed": False,
+        **extra,
+    }
+
+
+def _series(p50: float, mean: float) -> dict[str, Any]:
+    return {
+        "questions": 10,
+        "completed": 10,
+        "total_p50_ms": p50,
+        "total_mean_ms": mean,
+        "total_p99_ms": p50 * 2,
+        "foreign_cpu_pct": 5.0,
+        "disturbed": False,
+    }
+
+
+def small_results() -> dict[str, Any]:
+    results: dict[str, Any] = {
+        "meta": {"date": "2026-01-01T00:00:00+00:00", "cpu_count": 2, "quick": True},
+        "in_process": {
+            "astream": _series(200.0, 210.0),
+            "runner": _series(300.0, 310.0),
+            "levels": {"1": _level(1, 10, 10)},
+        },
+        "service_stream": {
+            "server": "python -m app",
+            "sequential": _series(400.0, 420.0),
+            "levels": {
+                "1": _level(1, 10, 10),
+                "10": _level(10, 28, 30, errors={"HTTP 503": 2}, disturbed=True),
+            },
+        },
+        "service_sync": {"sequential": _series(500.0, 520.0)},
+        "langgraph_server": {"error": "the `langgraph` command is missing"},
+        "flask_reference": {"levels": {"1": _level(1, 10, 10, throughput_qps=1.0)}},
+        "checkpointer": {
+            "sqlite": {"sequential": _series(250.0, 260.0), "locks": "InProcessThreadLocks"},
+            "postgres": {"unavailable": "PostgreSQL is not usable: refused"},
+            "memory": {"sequential": _series(240.0, 250.0)},
+        },
+        "network": {"outside_sockets": []},
+    }
+    results["ratios"] = compute_ratios(results)
+    return results
+
+
+def test_overhead_rows_divide_each_side_by_the_in_process_astream_p50() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert (
+        "| in-process graph `astream` (the baseline) | 10/10 | 200.0 | 210.0 | 400.0 | 1.000 | 5 |"
+        in lines
+    )
+    assert (
+        "| our service, stream (HTTP + SSE) | 10/10 | 400.0 | 420.0 | 800.0 | 2.000 | 5 |" in lines
+    )
+    assert (
+        "| our service, sync (HTTP + JSON) | 10/10 | 500.0 | 520.0 | 1000.0 | 2.500 | 5 |" in lines
+    )
+
+
+def test_concurrency_table_has_a_row_per_side_and_level_and_marks_incomplete_ones() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert (
+        "| our service (stream) | 1 | 10/10 | 4.2 | 10 / 21 | 22 | 343 / 453 | 144 | 84.0 "
+        "| 23 / 1 / 9 | 3 |"
+    ) in lines
+    assert (
+        "| our service (stream) | 10 | 28/30 ⚠ | 4.2 | 10 / 21 | 22 | 343 / 453 | 144 | 84.0 "
+        "| 23 / 1 / 9 | 3 ⚠ |"
+    ) in lines
+    in_process_rows = [
+        line for line in lines if line.startswith("| in-process graph (astream) | 1 | 10/10 |")
+    ]
+    assert len(in_process_rows) == 1
+
+
+def test_a_side_that_failed_to_start_is_listed_with_its_error() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert (
+        "| langgraph dev | – | failed: the `langgraph` command is missing | | | | | | | | |"
+    ) in lines
+
+
+def test_peer_ratios_are_ours_over_theirs_per_level() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert (
+        "| Flask reference | 1 | 4.25 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 |" in lines
+    )
+    assert not any(line.startswith("| langgraph dev | 1 |") for line in lines)
+
+
+def test_checkpointer_table_gives_the_extra_time_over_memory_and_why_one_is_missing() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert "| sqlite | 260.0 | 250.0 | 500.0 | 10.0 | – (InProcessThreadLocks) | – |" in lines
+    assert "| postgres | unavailable: PostgreSQL is not usable: refused | | | | | |" in lines
+
+
+def test_errors_of_a_level_appear_in_the_notes_and_no_profile_section_without_a_profile() -> None:
+    text = markdown(small_results())
+
+    assert "- our service (stream) c=10 errors: HTTP 503 ×2" in text.splitlines()
+    assert "## 5." not in text
