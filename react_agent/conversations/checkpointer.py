@@ -9,7 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from react_agent.databases.sqlite import database_kind, sqlite_path_from_url
+from react_agent.databases.urls import database_kind, sqlite_path_from_url
 
 
 @asynccontextmanager

@@ -9,9 +9,9 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 
+from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.records import QueryResult
-from react_agent.databases.sqlite import QueryFailed, QueryRejected, SQLDatabase
-from react_agent.tools.sql_guard import check_query, is_table_allowed
+from react_agent.tools.sql_guard import QueryRejected, check_query, is_table_allowed
 
 LIST_TABLES = "list_tables"
 DESCRIBE_TABLES = "describe_tables"

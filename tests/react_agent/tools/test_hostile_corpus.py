@@ -23,7 +23,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from psycopg import sql as pg_sql
 
 from config import Settings
-from react_agent.databases.sqlite import QueryFailed, SQLiteDatabase
+from react_agent.databases.base import QueryFailed
+from react_agent.databases.sqlite import SQLiteDatabase
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.sample_data.build import content_digest
 from react_agent.sample_data.dataset import TABLES

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from react_agent.databases.sqlite import SAMPLE_DATABASE_URL, SQLiteDatabase, sqlite_path_from_url
+from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.urls import SAMPLE_DATABASE_URL, sqlite_path_from_url
 from react_agent.tools.sql_tools import build_sql_tools
 
 # Dumped from the tools before they were rewritten as module-level functions; the model must
