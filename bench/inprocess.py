@@ -42,7 +42,7 @@ from react_agent.runs.runner import AgentRunner, NodeFinished, RunFailed, RunFin
 from react_agent.service import open_agent_service
 
 try:  # newer runners stamp the question with its time
-    from react_agent.graph.nodes import stamped  # type: ignore[attr-defined]
+    from react_agent.graph.messages import stamped  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the version of the agent
 
     def stamped(message: Any) -> Any:

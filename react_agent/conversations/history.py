@@ -9,7 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from react_agent.graph.nodes import INTERRUPTED_MARKER, message_text, requests_tools
+from react_agent.graph.messages import INTERRUPTED_MARKER, message_text, requests_tools
 from react_agent.runs.runner import AgentRunner
 from react_agent.timestamps import local_timestamp
 

@@ -16,14 +16,14 @@ from langgraph.types import Durability
 
 from config import localize
 from react_agent.errors import ServiceError, classify_exception
-from react_agent.graph.node_names import AGENT
-from react_agent.graph.nodes import (
+from react_agent.graph.messages import (
     INTERRUPTED_MARKER,
     message_text,
     requests_tools,
     stamped,
     unanswered_tool_results,
 )
+from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
 from react_agent.runs.thread_locks import ThreadLocks
 
