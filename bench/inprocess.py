@@ -38,7 +38,8 @@ from bench.measure import Quiet, measured_level, measured_series
 from bench.procs import Sampler
 from config import Settings
 from react_agent.graph.state import new_question_state
-from react_agent.runs.runner import AgentRunner, NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.runner import AgentRunner
 from react_agent.service import open_agent_service
 
 try:  # newer runners stamp the question with its time
