@@ -22,7 +22,8 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
-from react_agent.tools.sql_tools import RUN_SQL, recent_results
+from react_agent.tools.results import recent_results
+from react_agent.tools.sql_tools import RUN_SQL
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
