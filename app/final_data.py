@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from react_agent import AGENT_VERSION
-from react_agent.runs.runner import RunResult
+from react_agent.runs.events import RunResult
 from react_agent.timestamps import now_timestamp
 
 

@@ -10,7 +10,7 @@ from app.final_data import build_final_data
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, START
-from react_agent.runs.runner import (
+from react_agent.runs.events import (
     NodeFinished,
     RunEvent,
     RunFailed,

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from app.stream_events import StreamContext
-from react_agent.runs.runner import Run
+from react_agent.runs.run import Run
 
 FINISHED_RUN_TTL = 120.0
 """Seconds a finished run stays resumable: a client that lost the last events gets them."""

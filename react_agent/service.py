@@ -14,7 +14,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from config import Settings
 from react_agent.conversations.checkpointer import open_checkpointer
-from react_agent.databases.sqlite import SQLDatabase, database_kind, open_database
+from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
+from react_agent.databases.base import SQLDatabase
+from react_agent.databases.open import open_database
+from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
@@ -281,7 +284,5 @@ def _reconnects_by_itself(service: AgentService, component: str) -> bool:
     if component == "data_database":
         return service.database is not None and service.database.dialect == "postgres"
     if component == "checkpointer":
-        from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
-
         return isinstance(service.checkpointer, PostgresCheckpointSaver)
     return False

@@ -16,7 +16,7 @@ from app.stream_events import StreamContext, end_envelope, error_event_envelope,
 from app.stream_runs import FollowedRun, StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
-from react_agent.runs.runner import NodeFinished, RunEvent
+from react_agent.runs.events import NodeFinished, RunEvent
 
 blueprint = Blueprint("ask_stream", __name__)
 

@@ -17,7 +17,8 @@ from app.validation import (
     check_user_id,
 )
 from config import node_display
-from react_agent.conversations.history import list_thread_ids, read_conversation, visible_history
+from react_agent.conversations.history import read_conversation, visible_history
+from react_agent.conversations.thread_index import list_thread_ids
 from react_agent.errors import ServiceError
 from react_agent.runs.runner import AgentRunner
 
@@ -72,7 +73,7 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
     )
     conversations = []
     for thread_id in thread_ids:
-        conversation = await read_conversation(runner, thread_id)
+        conversation = await read_conversation(runner.graph, thread_id)
         if conversation is None:
             continue
         conversations.append(
@@ -98,7 +99,7 @@ async def get_conversation(thread_id: str, query_args: ConversationQuery) -> dic
     """Return one conversation's messages; tool traffic only with include_tools."""
     g.lang = request_lang()
     owned_thread(thread_id, query_args.user_id)
-    conversation = await read_conversation(conversation_runner(), thread_id)
+    conversation = await read_conversation(conversation_runner().graph, thread_id)
     if conversation is None:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
     data = {
@@ -124,7 +125,7 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     owned_thread(thread_id, query_args.user_id)
     runner = conversation_runner()
     running = await runner.locks.is_running(thread_id)
-    conversation = await read_conversation(runner, thread_id)
+    conversation = await read_conversation(runner.graph, thread_id)
     data: dict = {
         "thread_id": thread_id,
         "conversation_id": thread_id,

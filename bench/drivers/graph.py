@@ -15,9 +15,10 @@ import uuid
 from langchain_core.messages import HumanMessage
 
 from bench.drivers.question import QUESTION, Question, Sample
-from react_agent.graph.nodes import stamped
+from react_agent.graph.messages import stamped
 from react_agent.graph.state import new_question_state
-from react_agent.runs.runner import AgentRunner, NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.runner import AgentRunner
 
 
 def astream_question(runner: AgentRunner) -> Question:

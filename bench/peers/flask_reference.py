@@ -38,7 +38,7 @@ from app.validation import validate_ask_request
 from config import Settings
 from react_agent.errors import ServiceError
 from react_agent.graph.llm import build_chat_model
-from react_agent.runs.runner import NodeFinished
+from react_agent.runs.events import NodeFinished
 from react_agent.service import open_agent_service
 
 LISTEN_BACKLOG = 1024

@@ -9,7 +9,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from react_agent.databases.sqlite import database_kind, sqlite_path_from_url
+from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
+from react_agent.databases.urls import database_kind, sqlite_path_from_url
 
 
 @asynccontextmanager
@@ -33,7 +34,5 @@ async def open_checkpointer(
             await saver.setup()
             yield saver
     else:
-        from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
-
         async with open_postgres_checkpointer(url, **postgres_options) as saver:
             yield saver

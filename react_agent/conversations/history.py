@@ -1,51 +1,17 @@
-"""Reading conversations back from the checkpointer: lists, messages and run status."""
+"""Reading a conversation back from the graph's checkpointer: messages, title and status."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.graph.state import CompiledStateGraph
 
-from react_agent.graph.nodes import INTERRUPTED_MARKER, message_text, requests_tools
-from react_agent.runs.runner import AgentRunner
+from react_agent.graph.messages import INTERRUPTED_MARKER, message_text, requests_tools
 from react_agent.timestamps import local_timestamp
 
 TITLE_CHARS = 30
 PREVIEW_CHARS = 100
-
-_LIST_THREADS_SQL = (
-    "SELECT thread_id FROM checkpoints WHERE thread_id >= {p} AND thread_id < {p} "
-    "AND checkpoint_ns = '' GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT {p}"
-)
-
-
-async def list_thread_ids(checkpointer: BaseCheckpointSaver, user_id: str, limit: int) -> list[str]:
-    """Return the ids of a user's threads, most recently updated first.
-
-    Thread ids are `user_id:…`, so a key range finds them without scanning other users;
-    checkpoint ids grow with time, so the largest one per thread orders by last update.
-    """
-    low, high = f"{user_id}:", f"{user_id};"  # ';' is the character after ':'
-    if isinstance(checkpointer, AsyncSqliteSaver):
-        async with checkpointer.conn.execute(
-            _LIST_THREADS_SQL.format(p="?"), (low, high, limit)
-        ) as cursor:
-            return [row[0] for row in await cursor.fetchall()]
-    if isinstance(checkpointer, InMemorySaver):
-        latest = {
-            thread_id: max(namespaces.get("", {}) or [""])
-            for thread_id, namespaces in checkpointer.storage.items()
-            if low <= thread_id < high
-        }
-        return sorted(latest, key=latest.__getitem__, reverse=True)[:limit]
-    from react_agent.conversations.postgres_checkpointer import list_postgres_thread_ids
-
-    return await list_postgres_thread_ids(
-        checkpointer, _LIST_THREADS_SQL.format(p="%s"), (low, high, limit)
-    )
 
 
 def message_role(message: AnyMessage) -> str:
@@ -104,9 +70,15 @@ def last_turn_interrupted(messages: list[AnyMessage]) -> bool:
     return True
 
 
-async def read_conversation(runner: AgentRunner, thread_id: str) -> dict[str, Any] | None:
-    """Return a thread's messages and times, or None when it has no checkpoint."""
-    snapshot = await runner.graph.aget_state(runner.config_for(thread_id))
+async def read_conversation(graph: CompiledStateGraph, thread_id: str) -> dict[str, Any] | None:
+    """Return a thread's messages and times, or None when it has no checkpoint.
+
+    Args:
+        graph: The compiled graph whose checkpointer holds the conversations.
+        thread_id: The conversation's thread.
+
+    """
+    snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
     messages: list[AnyMessage] = snapshot.values.get("messages", []) if snapshot.values else []
     if not messages:
         return None

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Unpack
 
 import psycopg
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.postgres_pool import (
     PoolOptions,
-    is_connection_failure,
     open_pool,
     ping_pool,
     unavailable,
@@ -155,29 +153,3 @@ async def open_postgres_checkpointer(
         yield PostgresCheckpointSaver(pool, setup)
     finally:
         await pool.close()
-
-
-async def list_postgres_thread_ids(
-    checkpointer: BaseCheckpointSaver, sql: str, params: Sequence[object]
-) -> list[str]:
-    """Run a query returning `thread_id`s on the checkpointer's database.
-
-    Raises:
-        ServiceError: 503 CHECKPOINTER_UNAVAILABLE when PostgreSQL cannot be reached.
-
-    """
-    if not isinstance(checkpointer, PostgresCheckpointSaver):
-        raise TypeError(f"not a PostgreSQL checkpointer: {type(checkpointer).__name__}")
-    try:
-        async with checkpointer.pool.connection() as connection:
-            cursor = await connection.execute(sql, params)
-            return [row["thread_id"] for row in await cursor.fetchall()]
-    except psycopg.Error as exc:
-        if is_connection_failure(exc):
-            raise unavailable(
-                "CHECKPOINTER_UNAVAILABLE",
-                "PostgreSQL checkpointer",
-                checkpointer.pool.conninfo,
-                exc,
-            ) from exc
-        raise

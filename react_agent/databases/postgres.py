@@ -12,6 +12,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.databases.base import QueryFailed, TableInfo
 from react_agent.databases.postgres_pool import (
     PoolOptions,
     is_connection_failure,
@@ -20,7 +21,6 @@ from react_agent.databases.postgres_pool import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.sqlite import QueryFailed, TableInfo
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Read-only access to the database that questions are about."""
+"""The SQLite backend: a database file opened read-only, each query on its own connection."""
 
 from __future__ import annotations
 
@@ -6,16 +6,12 @@ import asyncio
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import unquote, urlsplit
+from typing import Any
 
+from react_agent.databases.base import QueryFailed, TableInfo
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.errors import ServiceError
-from react_agent.sample_data import SAMPLE_DB_PATH
-
-SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:
 # a second layer under the SQL guard. Everything else (ATTACH, PRAGMA, writes, VACUUM INTO,
@@ -30,85 +26,6 @@ _REFUSED_SQLITE_FUNCTIONS = frozenset(
 )
 _MAX_VALUE_BYTES = 50_000_000
 """Largest string or blob a query may build (randomblob(1e9) would otherwise take 1 GB)."""
-
-
-class QueryFailed(Exception):
-    """The database refused or aborted a query; the message is for the model to read."""
-
-
-class QueryRejected(Exception):
-    """The SQL guard refused a query before it reached the database; the reason is for the model.
-
-    Args:
-        reason: A sentence saying what was refused and what to do instead.
-
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class TableInfo:
-    """A table's name, its columns as (name, type) and its row count."""
-
-    name: str
-    columns: list[tuple[str, str]]
-    row_count: int | None
-
-
-class SQLDatabase(Protocol):
-    """What the agent's tools need from a database."""
-
-    dialect: str
-    """The sqlglot dialect name: "sqlite" or "postgres"."""
-
-    async def list_tables(self) -> list[str]:
-        """Return the names of the tables the agent may query."""
-        ...
-
-    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
-        """Return columns and row counts of the named tables."""
-        ...
-
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
-        """Run one read-only query, keeping at most `row_limit` rows."""
-        ...
-
-    async def explain(self, sql: str, *, timeout: float) -> None:
-        """Let the database plan the query without running it; raise QueryFailed if it can't."""
-        ...
-
-    async def ping(self) -> None:
-        """Raise if the database cannot be reached."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        ...
-
-
-def sqlite_path_from_url(url: str) -> Path:
-    """Return the file of a `sqlite:///relative.db` or `sqlite:////absolute.db` URL."""
-    parts = urlsplit(url)
-    if parts.scheme != "sqlite" or parts.netloc:
-        raise ValueError(f"not a sqlite:/// URL: {url!r}")
-    path = unquote(parts.path)
-    # sqlite:///data.db has path "/data.db" (relative); sqlite:////abs.db has "//abs.db".
-    return Path(path[1:]) if path.startswith("/") else Path(path)
-
-
-def database_kind(url: str) -> str:
-    """Return "sqlite", "postgres" or "memory" for a database URL."""
-    scheme = urlsplit(url).scheme.split("+")[0].lower()
-    if url.strip().lower() == "memory":
-        return "memory"
-    if scheme == "sqlite":
-        return "sqlite"
-    if scheme in ("postgresql", "postgres"):
-        return "postgres"
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db or postgresql://…")
 
 
 class SQLiteDatabase:
@@ -283,22 +200,3 @@ def _describe_sqlite_error(exc: sqlite3.Error) -> str:
             "(no ATTACH, PRAGMA, writes, system tables or file functions)"
         )
     return str(exc)
-
-
-async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase:
-    """Open the data database named by `url` (default: the embedded sample).
-
-    Args:
-        url: `sqlite:///…` or `postgresql://…`; None for the sample.
-        postgres_options: Pool options for PostgreSQL (see react_agent.databases.postgres_pool).
-
-    """
-    url = url or SAMPLE_DATABASE_URL
-    kind = database_kind(url)
-    if kind == "sqlite":
-        return SQLiteDatabase(sqlite_path_from_url(url))
-    if kind == "postgres":
-        from react_agent.databases.postgres import PostgresDatabase
-
-        return await PostgresDatabase.open(url, **postgres_options)
-    raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

@@ -9,7 +9,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError
 
-from react_agent.databases.sqlite import QueryFailed, QueryRejected
+from react_agent.databases.base import QueryFailed
 from react_agent.graph.node_names import (
     AGENT,
     END,
@@ -22,6 +22,7 @@ from react_agent.graph.node_names import (
 )
 from react_agent.graph.nodes import AgentNodes
 from react_agent.graph.state import AgentState
+from react_agent.tools.sql_guard import QueryRejected
 
 
 def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:

@@ -11,15 +11,19 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langchain_core.runnables import RunnableConfig
 
 from config import localize
+from react_agent.graph.messages import (
+    message_text,
+    requests_tools,
+    stamped,
+    unanswered_tool_results,
+    visible_messages,
+)
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
 from react_agent.graph.prompts import SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
-from react_agent.timestamps import now_timestamp
-from react_agent.tools.sql_tools import RUN_SQL, recent_results
-
-INTERRUPTED_MARKER = "interrupted"
-"""Metadata key marking the answer that closes a question a crash or disconnect cut short."""
+from react_agent.tools.results import recent_results
+from react_agent.tools.sql_tools import RUN_SQL
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
@@ -148,64 +152,6 @@ class AgentNodes:
         if state["remaining_steps"] <= STEPS_PER_TOOL_ROUND + 1:
             return FORMAT_FINAL_RESPONSE
         return PREPARE_TOOL_INPUT
-
-
-def stamped(message: AnyMessage) -> AnyMessage:
-    """Record when a message was made, in its metadata (models never see it)."""
-    message.response_metadata.setdefault("timestamp", now_timestamp())
-    return message
-
-
-def visible_messages(messages: Sequence[AnyMessage], start_id: str | None) -> list[AnyMessage]:
-    """Return the messages from `start_id` on (all of them if it is unknown)."""
-    for index, message in enumerate(messages):
-        if message.id == start_id:
-            return list(messages[index:])
-    return list(messages)
-
-
-def requests_tools(message: AnyMessage) -> bool:
-    """Whether `message` is the model asking for tools (with parseable arguments or not)."""
-    return isinstance(message, AIMessage) and bool(message.tool_calls or message.invalid_tool_calls)
-
-
-def unanswered_tool_results(messages: Sequence[AnyMessage], reason: str) -> list[ToolMessage]:
-    """Return error results for the last model turn's calls that have none yet.
-
-    A model request with a tool call but no result for it is refused by the API, so these
-    keep the history valid.
-    """
-    answered: set[str | None] = set()
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage):
-            answered.add(message.tool_call_id)
-            continue
-        if not isinstance(message, AIMessage):
-            return []
-        calls = [*message.tool_calls, *message.invalid_tool_calls]
-        return [
-            ToolMessage(
-                content=reason,
-                tool_call_id=call["id"] or "",
-                name=call["name"] or "",
-                status="error",
-            )
-            for call in calls
-            if call["id"] not in answered
-        ]
-    return []
-
-
-def message_text(message: AnyMessage) -> str:
-    """Return the text of a message whose content may be a list of parts."""
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(
-        part if isinstance(part, str) else str(part.get("text", ""))
-        for part in content
-        if isinstance(part, str) or part.get("type") == "text"
-    )
 
 
 def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]:

@@ -1,156 +1,34 @@
-"""Running questions: one background task per question, with an event log clients follow."""
+"""The runner: starts one background task per question, one question at a time per thread."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 import logging
-import uuid
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
-from config import localize
 from react_agent.errors import ServiceError, classify_exception
+from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
-from react_agent.graph.nodes import (
-    INTERRUPTED_MARKER,
-    message_text,
-    requests_tools,
-    stamped,
-    unanswered_tool_results,
-)
 from react_agent.graph.state import new_question_state
+from react_agent.runs.events import (
+    NodeFinished,
+    RunFailed,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    TokenStreamed,
+)
+from react_agent.runs.run import Run
+from react_agent.runs.tally import ResultTally
 from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.turn_repair import close_unfinished_turn
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What one question's run produced, read from the thread's final state."""
-
-    thread_id: str
-    answer: str
-    execution_path: list[str]
-    tools_used: list[str]
-    sql: str | None
-    records: dict[str, Any] | None
-    sql_execution_count: int
-    total_messages: int
-    conversation_rounds: int
-    sql_refusal_count: int = 0
-
-
-@dataclass(frozen=True)
-class RunStarted:
-    """The run holds its thread and is about to call the model."""
-
-    thread_id: str
-
-
-@dataclass(frozen=True)
-class NodeFinished:
-    """A graph node finished; `tool_names` are the tools it ran (for the tools node)."""
-
-    node: str
-    step: int
-    tool_names: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class TokenStreamed:
-    """New answer text from the model."""
-
-    content: str
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    """The run ended with an answer."""
-
-    result: RunResult
-
-
-@dataclass(frozen=True)
-class RunFailed:
-    """The run ended with an error."""
-
-    error: ServiceError
-
-
-RunEvent = RunStarted | NodeFinished | TokenStreamed | RunFinished | RunFailed
-
-
-class Run:
-    """One question being answered: a task, and the log of its events in order."""
-
-    def __init__(self, thread_id: str, lang: str | None) -> None:
-        self.run_id = uuid.uuid4().hex
-        self.thread_id = thread_id
-        self.lang = lang
-        self.events: list[RunEvent] = []
-        self.task: asyncio.Task[None] | None = None
-        self.cancel_reason: ServiceError | None = None
-        self._appended = asyncio.Event()
-
-    @property
-    def done(self) -> bool:
-        """Whether the final event (RunFinished or RunFailed) is in the log."""
-        return bool(self.events) and isinstance(self.events[-1], RunFinished | RunFailed)
-
-    def append(self, event: RunEvent) -> None:
-        """Add an event and wake every follower."""
-        self.events.append(event)
-        self._appended.set()
-        self._appended = asyncio.Event()
-
-    async def follow(
-        self, after: int = 0, *, idle_timeout: float | None = None
-    ) -> AsyncIterator[tuple[int, RunEvent | None]]:
-        """Yield `(seq, event)` for events after sequence number `after`, until the end.
-
-        Sequence numbers start at 1. With `idle_timeout`, `(seq, None)` is yielded each time
-        that many seconds pass without an event (streams send a heartbeat then).
-        """
-        index = after
-        while True:
-            while index < len(self.events):
-                index += 1
-                yield index, self.events[index - 1]
-            if self.done:
-                return
-            try:
-                await asyncio.wait_for(self._appended.wait(), idle_timeout)
-            except TimeoutError:
-                yield index, None
-
-    async def outcome(self) -> RunResult:
-        """Wait for the end of the run; return its result or raise its error."""
-        async for _, event in self.follow(len(self.events) - 1 if self.done else 0):
-            if isinstance(event, RunFinished):
-                return event.result
-            if isinstance(event, RunFailed):
-                raise event.error
-        raise ServiceError(500, "AGENT_FAILED", "run ended without a result")
-
-    async def result(self) -> RunResult:
-        """Like `outcome`, but the run is cancelled if the caller is (its client went away)."""
-        try:
-            return await self.outcome()
-        except asyncio.CancelledError:
-            self.cancel()
-            raise
-
-    def cancel(self, reason: ServiceError | None = None) -> None:
-        """Stop the run (its model call and any running query); `reason` is its error."""
-        if self.task is not None and not self.task.done():
-            self.cancel_reason = reason
-            self.task.cancel()
 
 
 class AgentRunner:
@@ -298,74 +176,6 @@ class AgentRunner:
                     if token:
                         run.append(TokenStreamed(token))
         return tally.result(run.thread_id, path)
-
-
-class ResultTally:
-    """Builds a question's result from its run's node updates.
-
-    The per-question fields are plain values each update replaces; messages are counted by
-    id, because a node may re-send a message (same id) to replace it.
-    """
-
-    def __init__(self, history: Sequence[AnyMessage], graph_input: dict[str, Any]) -> None:
-        self.values = {k: v for k, v in graph_input.items() if k != "messages"}
-        self.message_ids = {m.id for m in history if m.id}
-        self.total_messages = len(history)
-        self.rounds = sum(isinstance(m, HumanMessage) for m in history)
-        self.add(graph_input)
-
-    def add(self, update: Any) -> None:
-        """Take one node's update into account."""
-        if not isinstance(update, dict):
-            return
-        for key, value in update.items():
-            if key != "messages":
-                self.values[key] = value
-                continue
-            for message in value:
-                if message.id is None or message.id not in self.message_ids:
-                    self.total_messages += 1
-                    self.rounds += isinstance(message, HumanMessage)
-                if message.id:
-                    self.message_ids.add(message.id)
-
-    def result(self, thread_id: str, path: list[str]) -> RunResult:
-        """Return the question's result."""
-        values = self.values
-        return RunResult(
-            thread_id=thread_id,
-            answer=values.get("final_answer") or "",
-            execution_path=list(path),
-            tools_used=list(values.get("tools_used") or []),
-            sql=values.get("sql"),
-            records=values.get("records"),
-            sql_execution_count=int(values.get("sql_execution_count") or 0),
-            sql_refusal_count=int(values.get("sql_refusal_count") or 0),
-            total_messages=self.total_messages,
-            conversation_rounds=self.rounds,
-        )
-
-
-def close_unfinished_turn(messages: Sequence[AnyMessage], lang: str | None) -> list[AnyMessage]:
-    """Return messages that close a turn a crash or disconnect left open.
-
-    Tool calls without results would make the next model call fail, so each gets an
-    error result, and an interrupted question gets an answer saying so.
-    """
-    if not messages:
-        return []
-    last = messages[-1]
-    if isinstance(last, AIMessage) and not requests_tools(last):
-        return []
-    closing: list[AnyMessage] = [
-        *unanswered_tool_results(messages, "Not run: the question was interrupted.")
-    ]
-    closing.append(
-        AIMessage(
-            localize("INTERRUPTED_ANSWER", lang), response_metadata={INTERRUPTED_MARKER: True}
-        )
-    )
-    return [stamped(message) for message in closing]
 
 
 def _tool_names(update: Any) -> list[str]:

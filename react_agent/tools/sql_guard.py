@@ -11,7 +11,19 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
-from react_agent.databases.sqlite import QueryRejected
+
+class QueryRejected(Exception):
+    """The SQL guard refused a query before it reached the database; the reason is for the model.
+
+    Args:
+        reason: A sentence saying what was refused and what to do instead.
+
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
 
 DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public"}
 """The schema a bare table name lives in; `main.orders` is the same table as `orders`."""

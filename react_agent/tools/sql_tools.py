@@ -1,17 +1,23 @@
-"""The SQL tools the model calls; each docstring is what the model reads."""
+"""The SQL tools the model calls, over one database; each docstring is what the model reads."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 
-from react_agent.databases.records import QueryResult
-from react_agent.databases.sqlite import QueryFailed, QueryRejected, SQLDatabase
-from react_agent.tools.sql_guard import check_query, is_table_allowed
+from react_agent.databases.base import QueryFailed, SQLDatabase
+from react_agent.tools.results import (
+    describe_result,
+    find_result,
+    json_line,
+    recent_results,
+    refusal_message,
+)
+from react_agent.tools.sql_guard import QueryRejected, check_query, is_table_allowed
 
 LIST_TABLES = "list_tables"
 DESCRIBE_TABLES = "describe_tables"
@@ -40,26 +46,51 @@ def build_sql_tools(
             show; None for every table (system catalogs are refused either way).
 
     """
-    dialect = database.dialect
+    return SqlTools(database, row_limit, preview_rows, timeout, allowed_tables).as_tools()
 
-    def allowed(names: list[str]) -> list[str]:
-        return [name for name in names if is_table_allowed(name, dialect, allowed_tables)]
 
-    @tool(LIST_TABLES)
-    async def list_tables() -> str:
+@dataclass(frozen=True)
+class SqlTools:
+    """The SQL tools over one database and its limits (see build_sql_tools for the fields).
+
+    Each tool is a method whose docstring the model reads; the instance is the context
+    every call shares, so no tool holds state of its own.
+    """
+
+    database: SQLDatabase
+    row_limit: int
+    preview_rows: int
+    timeout: float
+    allowed_tables: frozenset[str] | None = None
+
+    def as_tools(self) -> list[BaseTool]:
+        """Return the tools the model is given, in the order it is shown them."""
+        return [
+            tool(LIST_TABLES)(self.list_tables),
+            tool(DESCRIBE_TABLES)(self.describe_tables),
+            tool(CHECK_SQL)(self.check_sql),
+            tool(RUN_SQL)(self.run_sql),
+            tool(READ_RESULT)(self.read_result),
+        ]
+
+    def allowed(self, names: list[str]) -> list[str]:
+        """Return the names of `names` that the SQL may read and the tools may show."""
+        dialect = self.database.dialect
+        return [name for name in names if is_table_allowed(name, dialect, self.allowed_tables)]
+
+    async def list_tables(self) -> str:
         """List the tables in the database with their columns. Call this first."""
-        names = allowed(await database.list_tables())
-        infos = await database.describe_tables(names)
+        names = self.allowed(await self.database.list_tables())
+        infos = await self.database.describe_tables(names)
         return "\n".join(
             f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
             for info in infos
         )
 
-    @tool(DESCRIBE_TABLES)
-    async def describe_tables(table_names: list[str]) -> str:
+    async def describe_tables(self, table_names: list[str]) -> str:
         """Show the columns (name and type) and row counts of the given tables."""
-        refused = [name for name in table_names if not allowed([name])]
-        infos = await database.describe_tables(allowed(table_names))
+        refused = [name for name in table_names if not self.allowed([name])]
+        infos = await self.database.describe_tables(self.allowed(table_names))
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
             f"{info.name} ({info.row_count} rows):\n"
@@ -72,33 +103,35 @@ def build_sql_tools(
             lines.append("Not in the allowed tables: " + ", ".join(refused))
         return "\n".join(lines)
 
-    @tool(CHECK_SQL)
     async def check_sql(
-        sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+        self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
     ) -> str | ToolMessage:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
         try:
-            check_query(sql, dialect, allowed_tables)
+            check_query(sql, self.database.dialect, self.allowed_tables)
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
         try:
-            await database.explain(sql, timeout=timeout)
+            await self.database.explain(sql, timeout=self.timeout)
         except QueryFailed as exc:
             return f"Error: {exc}"
         return "OK: the query is valid."
 
-    @tool(RUN_SQL)
-    async def run_sql(sql: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> ToolMessage:
+    async def run_sql(
+        self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+    ) -> ToolMessage:
         """Run one read-only SELECT query and return its columns and first rows.
 
         If it fails, read the error, fix the query and try again.
         """
         try:
-            check_query(sql, dialect, allowed_tables)
+            check_query(sql, self.database.dialect, self.allowed_tables)
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
         try:
-            result = await database.run_query(sql, row_limit=row_limit, timeout=timeout)
+            result = await self.database.run_query(
+                sql, row_limit=self.row_limit, timeout=self.timeout
+            )
         except QueryFailed as exc:
             return ToolMessage(
                 content=f"Error: {exc}",
@@ -108,7 +141,7 @@ def build_sql_tools(
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         return ToolMessage(
-            content=f"result_id: {tool_call_id}\n" + describe_result(result, preview_rows),
+            content=f"result_id: {tool_call_id}\n" + describe_result(result, self.preview_rows),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
             artifact={
@@ -119,8 +152,8 @@ def build_sql_tools(
             },
         )
 
-    @tool(READ_RESULT)
     async def read_result(
+        self,
         result_id: str,
         state: Annotated[dict[str, Any], InjectedState],
         offset: int = 0,
@@ -143,60 +176,4 @@ def build_sql_tools(
             f"{len(records['rows'])} kept ({records['total_row_count']} in all); "
             f"columns: {', '.join(records['columns'])}"
         )
-        return "\n".join([header, *(_json_line(row) for row in rows)])
-
-    return [list_tables, describe_tables, check_sql, run_sql, read_result]
-
-
-def find_result(messages: list[Any], result_id: str) -> dict[str, Any] | None:
-    """Return the artifact of the run_sql result `result_id` in a conversation, if any."""
-    for message in reversed(messages):
-        artifact = getattr(message, "artifact", None)
-        if isinstance(artifact, dict) and artifact.get("result_id") == result_id:
-            return artifact
-    return None
-
-
-def recent_results(messages: list[Any], count: int = 10) -> list[dict[str, Any]]:
-    """Return id, SQL and row count of the newest `count` run_sql results of a conversation."""
-    found = []
-    for message in reversed(messages):
-        artifact = getattr(message, "artifact", None)
-        if isinstance(artifact, dict) and artifact.get("result_id"):
-            found.append(
-                {
-                    "result_id": artifact["result_id"],
-                    "sql": artifact["sql"],
-                    "rows": artifact["records"]["total_row_count"],
-                }
-            )
-            if len(found) == count:
-                break
-    return found[::-1]
-
-
-def refusal_message(sql: str, reason: str, tool_call_id: str, tool_name: str) -> ToolMessage:
-    """Return the error result the model sees when the SQL guard refused its query."""
-    return ToolMessage(
-        content=f"Error: query refused: {reason}",
-        tool_call_id=tool_call_id,
-        name=tool_name,
-        status="error",
-        artifact={"sql": sql, "outcome": "refused", "reason": reason},
-    )
-
-
-def describe_result(result: QueryResult, preview_rows: int) -> str:
-    """Summarise a result for the model: the row count and the first rows as JSON lines."""
-    shown = result.rows[:preview_rows]
-    header = f"{result.total_row_count} row(s); columns: {', '.join(result.columns)}"
-    if result.is_limited:
-        header += f" (only the first {len(result.rows)} rows were fetched)"
-    lines = [header, *(_json_line(row) for row in shown)]
-    if len(result.rows) > len(shown):
-        lines.append(f"… {result.total_row_count - len(shown)} more row(s) not shown")
-    return "\n".join(lines)
-
-
-def _json_line(row: dict[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False, default=str)
+        return "\n".join([header, *(json_line(row) for row in rows)])

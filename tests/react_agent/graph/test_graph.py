@@ -11,7 +11,6 @@ from config import localize, node_display
 from config.display import load_display_map
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import GRAPH_NODES
-from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
 REGION_SALES_SQL = (
@@ -123,9 +122,40 @@ async def test_step_limit_ends_with_a_clear_answer_and_leaves_the_thread_usable(
         assert call_ids <= result_ids
 
 
-def test_step_limit_leaves_room_for_one_whole_tool_round():
-    # Routing to the tools needs the round's steps plus format_final_response.
-    assert STEPS_PER_TOOL_ROUND == 4
+ONE_TOOL_ROUND = [
+    "agent",
+    "prepare_tool_input",
+    "tools",
+    "update_state_after_tool",
+]
+
+
+@pytest.mark.parametrize(
+    ("recursion_limit", "tool_rounds"),
+    [
+        # At the second agent step remaining_steps is 5, the router's boundary
+        # (STEPS_PER_TOOL_ROUND + 1): it answers instead of starting another round.
+        (11, 1),
+        # One step more (6 remain) and it takes the tools again; the run still ends in an answer.
+        (12, 2),
+    ],
+)
+async def test_router_takes_another_tool_round_only_while_it_and_the_answer_fit(
+    open_service, recursion_limit, tool_rounds
+):
+    looping = ScriptedChatModel(default=call_tool("run_sql", sql="SELECT 1"))
+    async with open_service(looping, recursion_limit=recursion_limit) as service:
+        result = await service.runner.ask("loop forever", f"wang1:limit{recursion_limit}")
+
+    assert result.execution_path == [
+        "trim_messages",
+        *ONE_TOOL_ROUND * tool_rounds,
+        "agent",
+        "format_final_response",
+    ]
+    assert len(result.execution_path) <= recursion_limit
+    assert result.answer == localize("STEP_LIMIT_ANSWER", None)
+    assert result.sql_execution_count == tool_rounds
 
 
 async def test_trim_messages_shows_the_model_only_the_newest_whole_turns(open_service):

@@ -1,0 +1,52 @@
+"""What every data database offers the agent: the protocol, its table description and error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from react_agent.databases.records import QueryResult
+
+
+class QueryFailed(Exception):
+    """The database refused or aborted a query; the message is for the model to read."""
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table's name, its columns as (name, type) and its row count."""
+
+    name: str
+    columns: list[tuple[str, str]]
+    row_count: int | None
+
+
+class SQLDatabase(Protocol):
+    """What the agent's tools need from a database."""
+
+    dialect: str
+    """The sqlglot dialect name: "sqlite" or "postgres"."""
+
+    async def list_tables(self) -> list[str]:
+        """Return the names of the tables the agent may query."""
+        ...
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        """Return columns and row counts of the named tables."""
+        ...
+
+    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+        """Run one read-only query, keeping at most `row_limit` rows."""
+        ...
+
+    async def explain(self, sql: str, *, timeout: float) -> None:
+        """Let the database plan the query without running it; raise QueryFailed if it can't."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

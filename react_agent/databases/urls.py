@@ -1,0 +1,33 @@
+"""Database URLs: which kind a URL names, and the file of a SQLite one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from react_agent.sample_data import SAMPLE_DB_PATH
+
+SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
+"""The embedded sample database, used when no data database is configured."""
+
+
+def sqlite_path_from_url(url: str) -> Path:
+    """Return the file of a `sqlite:///relative.db` or `sqlite:////absolute.db` URL."""
+    parts = urlsplit(url)
+    if parts.scheme != "sqlite" or parts.netloc:
+        raise ValueError(f"not a sqlite:/// URL: {url!r}")
+    path = unquote(parts.path)
+    # sqlite:///data.db has path "/data.db" (relative); sqlite:////abs.db has "//abs.db".
+    return Path(path[1:]) if path.startswith("/") else Path(path)
+
+
+def database_kind(url: str) -> str:
+    """Return "sqlite", "postgres" or "memory" for a database URL."""
+    scheme = urlsplit(url).scheme.split("+")[0].lower()
+    if url.strip().lower() == "memory":
+        return "memory"
+    if scheme == "sqlite":
+        return "sqlite"
+    if scheme in ("postgresql", "postgres"):
+        return "postgres"
+    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db or postgresql://…")

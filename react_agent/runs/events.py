@@ -1,0 +1,64 @@
+"""What a run reports as it goes: its events, and the result it ends with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from react_agent.errors import ServiceError
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one question's run produced, read from the thread's final state."""
+
+    thread_id: str
+    answer: str
+    execution_path: list[str]
+    tools_used: list[str]
+    sql: str | None
+    records: dict[str, Any] | None
+    sql_execution_count: int
+    total_messages: int
+    conversation_rounds: int
+    sql_refusal_count: int = 0
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """The run holds its thread and is about to call the model."""
+
+    thread_id: str
+
+
+@dataclass(frozen=True)
+class NodeFinished:
+    """A graph node finished; `tool_names` are the tools it ran (for the tools node)."""
+
+    node: str
+    step: int
+    tool_names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TokenStreamed:
+    """New answer text from the model."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """The run ended with an answer."""
+
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """The run ended with an error."""
+
+    error: ServiceError
+
+
+RunEvent = RunStarted | NodeFinished | TokenStreamed | RunFinished | RunFailed

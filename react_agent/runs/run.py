@@ -1,0 +1,77 @@
+"""One question being answered: its task, and the log of its events that clients follow."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+from react_agent.errors import ServiceError
+from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
+
+
+class Run:
+    """One question being answered: a task, and the log of its events in order."""
+
+    def __init__(self, thread_id: str, lang: str | None) -> None:
+        self.run_id = uuid.uuid4().hex
+        self.thread_id = thread_id
+        self.lang = lang
+        self.events: list[RunEvent] = []
+        self.task: asyncio.Task[None] | None = None
+        self.cancel_reason: ServiceError | None = None
+        self._appended = asyncio.Event()
+
+    @property
+    def done(self) -> bool:
+        """Whether the final event (RunFinished or RunFailed) is in the log."""
+        return bool(self.events) and isinstance(self.events[-1], RunFinished | RunFailed)
+
+    def append(self, event: RunEvent) -> None:
+        """Add an event and wake every follower."""
+        self.events.append(event)
+        self._appended.set()
+        self._appended = asyncio.Event()
+
+    async def follow(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[tuple[int, RunEvent | None]]:
+        """Yield `(seq, event)` for events after sequence number `after`, until the end.
+
+        Sequence numbers start at 1. With `idle_timeout`, `(seq, None)` is yielded each time
+        that many seconds pass without an event (streams send a heartbeat then).
+        """
+        index = after
+        while True:
+            while index < len(self.events):
+                index += 1
+                yield index, self.events[index - 1]
+            if self.done:
+                return
+            try:
+                await asyncio.wait_for(self._appended.wait(), idle_timeout)
+            except TimeoutError:
+                yield index, None
+
+    async def outcome(self) -> RunResult:
+        """Wait for the end of the run; return its result or raise its error."""
+        async for _, event in self.follow(len(self.events) - 1 if self.done else 0):
+            if isinstance(event, RunFinished):
+                return event.result
+            if isinstance(event, RunFailed):
+                raise event.error
+        raise ServiceError(500, "AGENT_FAILED", "run ended without a result")
+
+    async def result(self) -> RunResult:
+        """Like `outcome`, but the run is cancelled if the caller is (its client went away)."""
+        try:
+            return await self.outcome()
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+
+    def cancel(self, reason: ServiceError | None = None) -> None:
+        """Stop the run (its model call and any running query); `reason` is its error."""
+        if self.task is not None and not self.task.done():
+            self.cancel_reason = reason
+            self.task.cancel()
