@@ -77,9 +77,11 @@ def owned_thread(thread_id: str, user_id: str | None) -> str:
     As on the ask endpoints, an absent user is the part of the thread id before ':'.
     """
     g.conversation_id = thread_id
+    given = (user_id or "").strip() or None
+    if given is not None:
+        check_user_id(given)
     owner = check_thread_id_format(thread_id)
-    user_id = (user_id or "").strip() or owner
-    check_user_id(user_id)
+    user_id = given or owner
     check_thread_owner(thread_id, user_id)
     return user_id
 

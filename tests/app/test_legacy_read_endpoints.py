@@ -74,6 +74,16 @@ async def test_conversation_detail_refuses_a_malformed_thread_id_without_user_id
     assert response.status_code == 400 and body["data"]["error_type"] == "THREAD_ID_INVALID"
 
 
+async def test_a_given_user_id_is_checked_as_the_ask_endpoints_check_it(service):
+    too_long = "u" * 51
+    for path in (CONVERSATION, STATUS):
+        response = await service.http.get(
+            path.format(f"{too_long}:1"), params={"user_id": too_long}
+        )
+        body = response.json()
+        assert response.status_code == 400 and body["data"]["error_type"] == "USER_ID_TOO_LONG"
+
+
 async def test_status_without_user_id_of_a_finished_thread_is_completed_with_name_and_icon(
     service, model
 ):
