@@ -117,8 +117,13 @@ class ConversationSummary(_Open):
 
     conversation_id: str
     thread_id: str
-    title: str
-    last_message: str
+    user_id: str
+    title: str = Field(description="The first question, shortened to 30 characters.")
+    conversation_title: str = Field(
+        description="The first question: its first 50 characters then `...` when longer."
+    )
+    last_message: str = Field(description="The user's newest question.")
+    last_answer: str = Field(description="The newest answer, shortened to 100 characters.")
     message_count: int
     created_at: str | None
     updated_at: str | None
@@ -129,7 +134,9 @@ class ConversationList(_Open):
 
     user_id: str
     conversations: list[ConversationSummary]
-    count: int
+    count: int = Field(description="How many are in this answer.")
+    total_count: int = Field(description="How many conversations the user has in all.")
+    limit: int = Field(description="The limit applied: the one asked for, clamped to 1–50.")
 
 
 class ConversationListEnvelope(_Open):
@@ -144,7 +151,10 @@ class ConversationListEnvelope(_Open):
 class ConversationMessage(_Open):
     """One message of a conversation."""
 
-    role: Literal["user", "assistant", "tool", "system"]
+    message_id: str | None
+    role: Literal["human", "ai", "tool", "system"] = Field(
+        description="The LangChain message type, as the replaced service named roles."
+    )
     content: str
     timestamp: str | None
 
@@ -156,7 +166,9 @@ class Conversation(_Open):
     thread_id: str
     user_id: str
     title: str
+    conversation_title: str
     message_count: int
+    total_checkpoints: int = Field(description="How many checkpoints the thread has saved.")
     created_at: str | None
     updated_at: str | None
     messages: list[ConversationMessage]
@@ -177,10 +189,12 @@ class ThreadStatus(_Open):
     thread_id: str
     conversation_id: str
     user_id: str
-    status: Literal["running", "completed", "interrupted", "not_found"]
-    node: str | None = None
-    display_name: str | None = None
-    icon: str | None = None
+    status: Literal["running", "completed", "interrupted"]
+    node: str = Field(description="The step: next to run, stopped before, or `__end__`.")
+    name: str = Field(description="The step's display name (the same as display_name).")
+    display_name: str
+    icon: str
+    timestamp: str = Field(description="When this status was read.")
     message_count: int | None = None
     updated_at: str | None = None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
@@ -17,26 +19,42 @@ from app.validation import (
     check_user_id,
 )
 from config import node_display
+from react_agent.conversations.checkpoint_counts import (
+    count_thread_checkpoints,
+    count_user_threads,
+)
 from react_agent.conversations.history import read_conversation, visible_history
 from react_agent.conversations.thread_index import list_thread_ids
+from react_agent.conversations.questions import conversation_title, last_question
 from react_agent.errors import ServiceError
 from react_agent.runs.runner import AgentRunner
+from react_agent.timestamps import now_timestamp
 
 blueprint = Blueprint("conversations", __name__)
+
+DEFAULT_LIST_LIMIT = 10
+MAX_LIST_LIMIT = 50
 
 
 class ConversationListQuery(BaseModel):
     """Query of the conversation list."""
 
-    limit: int = Field(default=10, ge=1, le=50, description="How many, newest first (1–50).")
+    limit: int = Field(
+        default=DEFAULT_LIST_LIMIT,
+        description=f"How many, newest first; clamped to 1–{MAX_LIST_LIMIT}.",
+    )
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
 
 
 class ThreadQuery(BaseModel):
     """Query of the endpoints that name a thread: whose it is."""
 
-    user_id: str = Field(
-        min_length=1, max_length=MAX_USER_ID_CHARS, description="The thread's owner."
+    # Its length is checked by check_user_id, with the ask endpoints' own error code.
+    user_id: str | None = Field(
+        default=None,
+        description="The thread's owner (at most 50 characters); when absent, the part of "
+        "the thread id before ':'.",
+        json_schema_extra={"maxLength": MAX_USER_ID_CHARS},
     )
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
 
@@ -47,17 +65,36 @@ class ConversationQuery(ThreadQuery):
     include_tools: bool = Field(default=False, description="Also list tool calls and results.")
 
 
-def owned_thread(thread_id: str, user_id: str) -> str:
-    """Check a thread id names a thread of `user_id` (as the ask endpoints do)."""
+class UserConversationQuery(BaseModel):
+    """Query of one conversation named under its user."""
+
+    include_tools: bool = Field(default=False, description="Also list tool calls and results.")
+    lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
+
+
+def owned_thread(thread_id: str, user_id: str | None) -> str:
+    """Return the owner of `thread_id`, checked against `user_id` when one is given.
+
+    As on the ask endpoints, an absent user is the part of the thread id before ':'.
+    """
     g.conversation_id = thread_id
-    check_thread_id_format(thread_id)
+    given = (user_id or "").strip() or None
+    if given is not None:
+        check_user_id(given)
+    owner = check_thread_id_format(thread_id)
+    user_id = given or owner
     check_thread_owner(thread_id, user_id)
-    return thread_id
+    return user_id
 
 
 def conversation_runner() -> AgentRunner:
     """Return the runner, whose graph and checkpointer hold the conversations."""
     return current_app.extensions["agent"].require_runner()
+
+
+def clamp_list_limit(limit: int) -> int:
+    """Return `limit` moved into 1–50, as the replaced service did instead of refusing it."""
+    return max(1, min(MAX_LIST_LIMIT, limit))
 
 
 @blueprint.get("/api/v0/react/users/<user_id>/conversations")
@@ -68,27 +105,39 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
     """List a user's conversations, most recently updated first."""
     g.lang = request_lang()
     runner = conversation_runner()
-    thread_ids = await list_thread_ids(
-        runner.graph.checkpointer, check_user_id(user_id), query_args.limit
-    )
+    checkpointer = runner.graph.checkpointer
+    limit = clamp_list_limit(query_args.limit)
+    thread_ids = await list_thread_ids(checkpointer, check_user_id(user_id), limit)
     conversations = []
     for thread_id in thread_ids:
         conversation = await read_conversation(runner.graph, thread_id)
-        if conversation is None:
-            continue
-        conversations.append(
-            {
-                "conversation_id": thread_id,
-                "thread_id": thread_id,
-                "title": conversation["title"],
-                "last_message": conversation["last_message"],
-                "message_count": conversation["message_count"],
-                "created_at": conversation["created_at"],
-                "updated_at": conversation["updated_at"],
-            }
-        )
-    data = {"user_id": user_id, "conversations": conversations, "count": len(conversations)}
+        if conversation is not None:
+            conversations.append(conversation_summary(user_id, thread_id, conversation))
+    data = {
+        "user_id": user_id,
+        "conversations": conversations,
+        "count": len(conversations),
+        "total_count": await count_user_threads(checkpointer, user_id),
+        "limit": limit,
+    }
     return success_envelope(data, g.lang)
+
+
+def conversation_summary(user_id: str, thread_id: str, conversation: dict) -> dict[str, Any]:
+    """Return one item of the conversation list."""
+    messages = conversation["messages"]
+    return {
+        "conversation_id": thread_id,
+        "thread_id": thread_id,
+        "user_id": user_id,
+        "title": conversation["title"],
+        "conversation_title": conversation_title(messages),
+        "last_message": last_question(messages),
+        "last_answer": conversation["last_message"],
+        "message_count": conversation["message_count"],
+        "created_at": conversation["created_at"],
+        "updated_at": conversation["updated_at"],
+    }
 
 
 @blueprint.get("/api/v0/react/conversations/<thread_id>")
@@ -98,47 +147,79 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
 async def get_conversation(thread_id: str, query_args: ConversationQuery) -> dict:
     """Return one conversation's messages; tool traffic only with include_tools."""
     g.lang = request_lang()
-    owned_thread(thread_id, query_args.user_id)
-    conversation = await read_conversation(conversation_runner().graph, thread_id)
+    user_id = owned_thread(thread_id, query_args.user_id)
+    data = await conversation_detail(thread_id, user_id, query_args.include_tools)
+    return success_envelope(data, g.lang)
+
+
+@blueprint.get("/api/v0/react/users/<user_id>/conversations/<thread_id>")
+@validate_querystring(UserConversationQuery)
+@document_response(ConversationEnvelope, 200)
+@document_errors(400, 404, 503)
+async def get_user_conversation(
+    user_id: str, thread_id: str, query_args: UserConversationQuery
+) -> dict:
+    """Return one conversation of a user (as the conversation endpoint; 400 if not theirs)."""
+    g.lang = request_lang()
+    owned_thread(thread_id, user_id)
+    data = await conversation_detail(thread_id, user_id, query_args.include_tools)
+    return success_envelope(data, g.lang)
+
+
+async def conversation_detail(thread_id: str, user_id: str, include_tools: bool) -> dict:
+    """Return the data of one conversation, or raise 404 when the thread has none."""
+    runner = conversation_runner()
+    conversation = await read_conversation(runner.graph, thread_id)
     if conversation is None:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
-    data = {
+    return {
         "conversation_id": thread_id,
         "thread_id": thread_id,
-        "user_id": query_args.user_id,
+        "user_id": user_id,
         "title": conversation["title"],
+        "conversation_title": conversation_title(conversation["messages"]),
         "message_count": conversation["message_count"],
+        "total_checkpoints": await count_thread_checkpoints(runner.graph.checkpointer, thread_id),
         "created_at": conversation["created_at"],
         "updated_at": conversation["updated_at"],
-        "messages": visible_history(conversation["messages"], query_args.include_tools),
+        "messages": visible_history(conversation["messages"], include_tools),
     }
-    return success_envelope(data, g.lang)
 
 
 @blueprint.get("/api/v0/react/status/<thread_id>")
 @validate_querystring(ThreadQuery)
 @document_response(ThreadStatusEnvelope, 200)
-@document_errors(400, 503)
+@document_errors(400, 404, 503)
 async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
-    """Say whether a thread is running (and in which node), completed, interrupted or unknown."""
+    """Say whether a thread is running (and in which step), completed or interrupted.
+
+    `name` and `icon` are the stream's display of the step: the node about to run while
+    running, the node the run stopped before when interrupted there, else `__end__`.
+    """
     g.lang = request_lang()
-    owned_thread(thread_id, query_args.user_id)
+    user_id = owned_thread(thread_id, query_args.user_id)
     runner = conversation_runner()
     running = await runner.locks.is_running(thread_id)
     conversation = await read_conversation(runner.graph, thread_id)
+    if conversation is None and not running:
+        raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
+    next_nodes = conversation["next_nodes"] if conversation else []
+    if running:
+        status, node = "running", next_nodes[0] if next_nodes else "__start__"
+    else:
+        status = "interrupted" if conversation["interrupted"] else "completed"
+        node = next_nodes[0] if next_nodes else "__end__"
+    display = node_display(node, g.lang)
     data: dict = {
         "thread_id": thread_id,
         "conversation_id": thread_id,
-        "user_id": query_args.user_id,
+        "user_id": user_id,
+        "status": status,
+        "node": node,
+        "name": display["display_name"],
+        **display,
+        "timestamp": now_timestamp(),
     }
-    if running:
-        next_nodes = conversation["next_nodes"] if conversation else []
-        node = next_nodes[0] if next_nodes else "__start__"
-        data.update({"status": "running", "node": node, **node_display(node, g.lang)})
-    elif conversation is None:
-        data["status"] = "not_found"
-    else:
-        data["status"] = "interrupted" if conversation["interrupted"] else "completed"
     if conversation is not None:
         data["message_count"] = conversation["message_count"]
         data["updated_at"] = conversation["updated_at"]

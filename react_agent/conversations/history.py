@@ -15,19 +15,14 @@ PREVIEW_CHARS = 100
 
 
 def message_role(message: AnyMessage) -> str:
-    """Return the chat role of a message: user, assistant, tool or system."""
-    if isinstance(message, HumanMessage):
-        return "user"
-    if isinstance(message, AIMessage):
-        return "assistant"
-    if isinstance(message, ToolMessage):
-        return "tool"
+    """Return a message's role as the replaced service named it: human, ai, tool or system."""
     return message.type
 
 
 def describe_message(message: AnyMessage, fallback_timestamp: str | None) -> dict[str, Any]:
     """Return a message as the conversation endpoint shows it."""
     item: dict[str, Any] = {
+        "message_id": message.id,
         "role": message_role(message),
         "content": message_text(message),
         "timestamp": message.response_metadata.get("timestamp") or fallback_timestamp,

@@ -265,8 +265,8 @@ async def test_empty_answer_becomes_a_clear_localized_answer_kept_in_the_history
         )
         messages = conversation.json()["data"]["messages"]
         assert [(m["role"], m["content"]) for m in messages] == [
-            ("user", "你好"),
-            ("assistant", localize("EMPTY_ANSWER", lang)),
+            ("human", "你好"),
+            ("ai", localize("EMPTY_ANSWER", lang)),
         ]
 
         await assert_next_question_works(service, stub, transport, thread_id, "你好")

@@ -77,7 +77,7 @@ def test_two_processes_share_conversations_status_and_thread_claims(
             conversation = client.get(
                 f"{base}/api/v0/react/conversations/{THREAD}", params={"user_id": "wang1"}
             ).json()["data"]
-            assert [m["content"] for m in conversation["messages"] if m["role"] == "user"] == [
+            assert [m["content"] for m in conversation["messages"] if m["role"] == "human"] == [
                 "有几家门店",
                 "我刚才问了什么",
             ]

@@ -135,7 +135,7 @@ async def check_interrupted_thread_recovers(
             f"/api/v0/react/conversations/{thread_id}", params={**params, "include_tools": "true"}
         )
         messages = conversation.json()["data"]["messages"]
-        assert [m["role"] for m in messages] == ["user", "assistant", "tool"], messages
+        assert [m["role"] for m in messages] == ["human", "ai", "tool"], messages
         assert messages[0]["content"] == HELD_QUESTION
         assert messages[1]["tool_calls"] == [{"name": "run_sql", "args": {"sql": REGION_SQL}}]
         assert messages[2]["tool_name"] == "run_sql" and "7 row(s)" in messages[2]["content"]
@@ -159,9 +159,9 @@ async def check_interrupted_thread_recovers(
         after = await http.get(f"/api/v0/react/conversations/{thread_id}", params=params)
         shown = after.json()["data"]["messages"]
         assert [(m["role"], m.get("interrupted", False)) for m in shown] == [
-            ("user", False),
-            ("assistant", True),
-            ("user", False),
-            ("assistant", False),
+            ("human", False),
+            ("ai", True),
+            ("human", False),
+            ("ai", False),
         ]
         assert HELD_ANSWER not in str(shown)
