@@ -19,13 +19,13 @@ from app.validation import (
     check_user_id,
 )
 from config import node_display
-from react_agent.conversations.checkpoint_counts import (
-    count_thread_checkpoints,
-    count_user_threads,
-)
 from react_agent.conversations.history import read_conversation, visible_history
 from react_agent.conversations.questions import conversation_title, last_question
-from react_agent.conversations.thread_index import list_thread_ids
+from react_agent.conversations.thread_index import (
+    count_thread_checkpoints,
+    count_user_threads,
+    list_thread_ids,
+)
 from react_agent.errors import ServiceError
 from react_agent.runs.runner import AgentRunner
 from react_agent.timestamps import now_timestamp

@@ -86,6 +86,12 @@ async def set_up_checkpoint_tables(connection: psycopg.AsyncConnection[Any]) -> 
             await asyncio.sleep(SETUP_LOCK_POLL_INTERVAL)
     try:
         await AsyncPostgresSaver(connection).setup()
+        # Listing a user's threads is a key range in byte order (see thread_index), which
+        # the primary key cannot serve when the database sorts text by a locale.
+        await connection.execute(
+            "CREATE INDEX IF NOT EXISTS checkpoints_thread_id_bytes_idx "
+            'ON checkpoints (thread_id COLLATE "C", checkpoint_ns)'
+        )
     finally:
         try:
             await connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))

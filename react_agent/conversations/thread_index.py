@@ -1,6 +1,14 @@
-"""Listing threads: one reader per checkpointer kind, the only code reading its storage."""
+"""Listing and counting threads: the only code that reads the savers' storage directly.
+
+LangGraph's public checkpointer API has no listing of threads, so the `checkpoints` table of
+the SQLite and PostgreSQL savers (and the in-memory saver's dict) is read here, one reader
+per saver kind.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import psycopg
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -10,49 +18,87 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.postgres_pool import is_connection_failure, unavailable
 
-# LangGraph's public API has no listing of threads, so the savers' `checkpoints` table is read.
+# Thread ids are `user_id:…`, so a user's threads are the key range [`user_id:`, `user_id;`)
+# (';' follows ':'). The range only holds in byte order, hence COLLATE "C" on PostgreSQL,
+# whose databases often sort by a locale that ignores punctuation; an index in that
+# collation (set up with the tables, see postgres_checkpointer) keeps it a range scan.
+_USER_RANGE = {
+    "?": "thread_id >= ? AND thread_id < ?",
+    "%s": 'thread_id COLLATE "C" >= %s AND thread_id COLLATE "C" < %s',
+}
 _LIST_THREADS_SQL = (
-    "SELECT thread_id FROM checkpoints WHERE thread_id >= {p} AND thread_id < {p} "
-    "AND checkpoint_ns = '' GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT {p}"
+    "SELECT thread_id FROM checkpoints WHERE {range} AND checkpoint_ns = '' "
+    "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT {p}"
 )
+_COUNT_USER_THREADS_SQL = (
+    "SELECT COUNT(DISTINCT thread_id) FROM checkpoints WHERE {range} AND checkpoint_ns = ''"
+)
+_COUNT_THREAD_CHECKPOINTS_SQL = (
+    "SELECT COUNT(*) FROM checkpoints WHERE thread_id = {p} AND checkpoint_ns = ''"
+)
+
+
+def user_range(user_id: str) -> tuple[str, str]:
+    """Return the key range [low, high) of a user's thread ids."""
+    return f"{user_id}:", f"{user_id};"
 
 
 async def list_thread_ids(checkpointer: BaseCheckpointSaver, user_id: str, limit: int) -> list[str]:
     """Return the ids of a user's threads, most recently updated first.
 
-    Thread ids are `user_id:…`, so a key range finds them without scanning other users;
-    checkpoint ids grow with time, so the largest one per thread orders by last update.
+    Checkpoint ids grow with time, so the largest one per thread orders by last update.
     """
-    low, high = f"{user_id}:", f"{user_id};"  # ';' is the character after ':'
-    if isinstance(checkpointer, AsyncSqliteSaver):
-        return await sqlite_thread_ids(checkpointer, low, high, limit)
+    low, high = user_range(user_id)
     if isinstance(checkpointer, InMemorySaver):
-        return memory_thread_ids(checkpointer, low, high, limit)
+        latest = {
+            thread_id: max(namespaces.get("", {}) or [""])
+            for thread_id, namespaces in checkpointer.storage.items()
+            if low <= thread_id < high
+        }
+        return sorted(latest, key=latest.__getitem__, reverse=True)[:limit]
+    rows = await _fetch(checkpointer, _LIST_THREADS_SQL, (low, high, limit))
+    return [row[0] for row in rows]
+
+
+async def count_user_threads(checkpointer: BaseCheckpointSaver, user_id: str) -> int:
+    """Return how many threads `user_id` has (all of them, not one page of the list)."""
+    low, high = user_range(user_id)
+    if isinstance(checkpointer, InMemorySaver):
+        return sum(
+            1
+            for thread_id, namespaces in checkpointer.storage.items()
+            if low <= thread_id < high and namespaces.get("")
+        )
+    rows = await _fetch(checkpointer, _COUNT_USER_THREADS_SQL, (low, high))
+    return int(rows[0][0]) if rows else 0
+
+
+async def count_thread_checkpoints(checkpointer: BaseCheckpointSaver, thread_id: str) -> int:
+    """Return how many checkpoints (graph steps saved) a thread has."""
+    if isinstance(checkpointer, InMemorySaver):
+        return len(checkpointer.storage.get(thread_id, {}).get("", {}))
+    rows = await _fetch(checkpointer, _COUNT_THREAD_CHECKPOINTS_SQL, (thread_id,))
+    return int(rows[0][0]) if rows else 0
+
+
+async def _fetch(
+    checkpointer: BaseCheckpointSaver, sql: str, params: Sequence[Any]
+) -> list[Sequence[Any]]:
+    """Run one read on the saver's own database; rows come back as tuples."""
+    if isinstance(checkpointer, AsyncSqliteSaver):
+        query = sql.format(range=_USER_RANGE["?"], p="?")
+        async with checkpointer.conn.execute(query, params) as cursor:
+            return [tuple(row) for row in await cursor.fetchall()]
     if isinstance(checkpointer, PostgresCheckpointSaver):
-        return await postgres_thread_ids(checkpointer, low, high, limit)
-    raise TypeError(f"cannot list the threads of a {type(checkpointer).__name__}")
+        query = sql.format(range=_USER_RANGE["%s"], p="%s")
+        return await _fetch_postgres(checkpointer, query, params)
+    raise TypeError(f"cannot read the threads of a {type(checkpointer).__name__}")
 
 
-async def sqlite_thread_ids(saver: AsyncSqliteSaver, low: str, high: str, limit: int) -> list[str]:
-    """Return the ids in [low, high) of the SQLite saver's threads, newest first."""
-    async with saver.conn.execute(_LIST_THREADS_SQL.format(p="?"), (low, high, limit)) as cursor:
-        return [row[0] for row in await cursor.fetchall()]
-
-
-def memory_thread_ids(saver: InMemorySaver, low: str, high: str, limit: int) -> list[str]:
-    """Return the ids in [low, high) of the in-memory saver's threads, newest first."""
-    latest = {
-        thread_id: max(namespaces.get("", {}) or [""])
-        for thread_id, namespaces in saver.storage.items()
-        if low <= thread_id < high
-    }
-    return sorted(latest, key=latest.__getitem__, reverse=True)[:limit]
-
-
-async def postgres_thread_ids(
-    saver: PostgresCheckpointSaver, low: str, high: str, limit: int
-) -> list[str]:
-    """Return the ids in [low, high) of the PostgreSQL saver's threads, newest first.
+async def _fetch_postgres(
+    saver: PostgresCheckpointSaver, query: str, params: Sequence[Any]
+) -> list[Sequence[Any]]:
+    """Run `query` on the PostgreSQL saver's pool (whose rows may be dicts).
 
     Raises:
         ServiceError: 503 CHECKPOINTER_UNAVAILABLE when PostgreSQL cannot be reached.
@@ -60,11 +106,12 @@ async def postgres_thread_ids(
     """
     try:
         async with saver.pool.connection() as connection:
-            cursor = await connection.execute(_LIST_THREADS_SQL.format(p="%s"), (low, high, limit))
-            return [row["thread_id"] for row in await cursor.fetchall()]
+            cursor = await connection.execute(query, params)
+            rows = await cursor.fetchall()
     except psycopg.Error as exc:
         if is_connection_failure(exc):
             raise unavailable(
                 "CHECKPOINTER_UNAVAILABLE", "PostgreSQL checkpointer", saver.pool.conninfo, exc
             ) from exc
         raise
+    return [tuple(row.values()) if isinstance(row, dict) else tuple(row) for row in rows]

@@ -375,7 +375,7 @@ def _with_database(url: str, database: str) -> str:
     return make_conninfo(url, dbname=database)
 
 
-def create_test_database(server_url: str) -> str:
+def create_test_database(server_url: str, *, icu_locale: str | None = None) -> str:
     """Create a fresh, uniquely named database on the server and return its URL.
 
     The database is UTF-8 with the C collation, so Chinese text round-trips and
@@ -383,16 +383,23 @@ def create_test_database(server_url: str) -> str:
 
     Args:
         server_url: URL of a database on the server, as from `postgres_server_url`.
+        icu_locale: Sort text by this ICU locale instead (e.g. "en-US", as many real
+            databases do); needs PostgreSQL 15 built with ICU.
 
     """
     name = f"t_{uuid.uuid4().hex[:12]}"
+    collation = sql.SQL("LC_COLLATE 'C' LC_CTYPE 'C'")
+    if icu_locale:
+        collation = sql.SQL("LOCALE_PROVIDER icu ICU_LOCALE {} LOCALE 'C'").format(
+            sql.Literal(icu_locale)
+        )
     with psycopg.connect(
         server_url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_SECONDS
     ) as connection:
         connection.execute(
-            sql.SQL(
-                "CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
-            ).format(sql.Identifier(name))
+            sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8' {}").format(
+                sql.Identifier(name), collation
+            )
         )
     url = _with_database(server_url, name)
     _created_databases[url] = server_url
