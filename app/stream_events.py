@@ -47,19 +47,19 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "user_id": ctx.user_id,
             "timestamp": now_timestamp(),
         }
-        return [_ok(started, ctx), _ok(progress_data(START, 0, ctx), ctx)]
+        return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
     if isinstance(event, NodeFinished):
-        data = progress_data(event.node, event.step, ctx)
+        progress = _progress(event.node, event.step, ctx)
         if event.tool_names:
-            data["tool_name"] = ", ".join(event.tool_names)
-            data["tool_names"] = event.tool_names
-        return [_ok(data, ctx)]
+            progress["data"]["tool_name"] = ", ".join(event.tool_names)
+            progress["data"]["tool_names"] = event.tool_names
+        return [progress]
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
     if isinstance(event, RunFinished):
         completed = {"type": "completed", **build_final_data(event.result, ctx.user_id)}
         return [
-            _ok(progress_data(END, steps + 1, ctx), ctx),
+            _progress(END, steps + 1, ctx),
             _ok(completed, ctx),
             end_envelope(ctx),
         ]
@@ -91,5 +91,12 @@ def end_envelope(ctx: StreamContext) -> dict[str, Any]:
     return _ok({"type": "end", "thread_id": ctx.thread_id}, ctx)
 
 
-def _ok(data: dict[str, Any], ctx: StreamContext) -> dict[str, Any]:
-    return success_envelope(data, ctx.lang)
+def _progress(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
+    data = progress_data(node, step, ctx)
+    return _ok(data, ctx, "STREAM_PROGRESS", display_name=data["display_name"])
+
+
+def _ok(
+    data: dict[str, Any], ctx: StreamContext, key: str = "SUCCESS", **params: object
+) -> dict[str, Any]:
+    return success_envelope(data, ctx.lang, message_key=key, **params)
