@@ -80,9 +80,15 @@ class StreamEventData(_Open):
     started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
     icon, thread_id, step, timestamp, and tool_name/tool_names for `tools`. token: content.
     completed: the final data. error: the error data. end: thread_id.
+    With `stream_tools`: tool_call (tool_call_id, tool_name, args, sql for run_sql/check_sql,
+    step, thread_id, timestamp) and tool_result (tool_call_id, tool_name, status, row_count,
+    columns, rows, is_limited, result_id, duration_ms, error unless ok, step, thread_id,
+    timestamp).
     """
 
-    type: Literal["started", "progress", "token", "completed", "error", "end"]
+    type: Literal[
+        "started", "progress", "tool_call", "tool_result", "token", "completed", "error", "end"
+    ]
     thread_id: str | None = None
     node: str | None = None
     display_name: str | None = None
@@ -90,6 +96,20 @@ class StreamEventData(_Open):
     step: int | None = None
     tool_name: str | None = None
     content: str | None = None
+    tool_call_id: str | None = Field(default=None, description="tool_call and tool_result.")
+    args: dict[str, Any] | None = Field(default=None, description="tool_call: the arguments.")
+    sql: str | None = Field(default=None, description="tool_call of run_sql/check_sql.")
+    status: Literal["ok", "refused", "error"] | None = Field(
+        default=None, description="tool_result: refused is the SQL guard saying no."
+    )
+    row_count: int | None = Field(default=None, description="tool_result: rows in all.")
+    columns: list[str] | None = None
+    rows: list[dict[str, Any]] | None = Field(
+        default=None, description="tool_result: the preview rows the model saw."
+    )
+    is_limited: bool | None = None
+    result_id: str | None = None
+    duration_ms: int | None = Field(default=None, description="tool_result: since its tool_call.")
 
 
 class StreamEvent(_Open):

@@ -1,4 +1,4 @@
-"""The stream's events (started, progress, token, completed, error, end) from a run's events."""
+"""The stream's events (started, progress, tool, token, completed, error, end) from run events."""
 
 from __future__ import annotations
 
@@ -18,16 +18,18 @@ from react_agent.runs.runner import (
     RunStarted,
     TokenStreamed,
 )
+from react_agent.runs.tool_events import ToolCalled, ToolReturned
 from react_agent.timestamps import now_timestamp
 
 
 @dataclass(frozen=True)
 class StreamContext:
-    """Who the stream is for: its thread, user and language."""
+    """Who the stream is for: its thread, user and language, and whether it wants tool events."""
 
     thread_id: str
     user_id: str
     lang: str
+    stream_tools: bool = False
 
 
 def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[dict[str, Any]]:
@@ -54,6 +56,8 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             progress["data"]["tool_name"] = ", ".join(event.tool_names)
             progress["data"]["tool_names"] = event.tool_names
         return [progress]
+    if isinstance(event, ToolCalled | ToolReturned):
+        return [tool_envelope(event, ctx)] if ctx.stream_tools else []
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
     if isinstance(event, RunFinished):
@@ -77,6 +81,38 @@ def progress_data(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
         "step": step,
         "timestamp": now_timestamp(),
     }
+
+
+def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[str, Any]:
+    """Return a `tool_call` or `tool_result` event (sent only with `stream_tools`)."""
+    if isinstance(event, ToolCalled):
+        data: dict[str, Any] = {
+            "type": "tool_call",
+            "tool_call_id": event.tool_call_id,
+            "tool_name": event.tool_name,
+            "args": event.args,
+        }
+        if event.sql is not None:
+            data["sql"] = event.sql
+        key = "STREAM_TOOL_CALL"
+    else:
+        data = {
+            "type": "tool_result",
+            "tool_call_id": event.tool_call_id,
+            "tool_name": event.tool_name,
+            "status": event.status,
+            "row_count": event.row_count,
+            "columns": event.columns,
+            "rows": event.rows,
+            "is_limited": event.is_limited,
+            "result_id": event.result_id,
+            "duration_ms": event.duration_ms,
+        }
+        if event.error is not None:
+            data["error"] = event.error
+        key = "STREAM_TOOL_RESULT"
+    data.update(step=event.step, thread_id=ctx.thread_id, timestamp=event.timestamp)
+    return _ok(data, ctx, key, tool_name=event.tool_name)
 
 
 def error_event_envelope(error: ServiceError, ctx: StreamContext) -> dict[str, Any]:

@@ -61,7 +61,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     try:
         ask = accept(await read_payload())
         runner = current_app.extensions["agent"].require_runner()
-        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
+        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang, ask.stream_tools)
         run = await runner.start(
             ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
         )

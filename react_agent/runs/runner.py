@@ -26,6 +26,7 @@ from react_agent.graph.nodes import (
 )
 from react_agent.graph.state import new_question_state
 from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.tool_events import ToolCalled, ToolEventTracker, ToolReturned
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +84,9 @@ class RunFailed:
     error: ServiceError
 
 
-RunEvent = RunStarted | NodeFinished | TokenStreamed | RunFinished | RunFailed
+RunEvent = (
+    RunStarted | NodeFinished | ToolCalled | ToolReturned | TokenStreamed | RunFinished | RunFailed
+)
 
 
 class Run:
@@ -284,6 +287,7 @@ class AgentRunner:
             # The result is read from the updates, not from the checkpoint afterwards: that
             # would load and decode the whole conversation again for every question.
             tally = ResultTally(history, graph_input)
+            tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
             async for mode, chunk in self.graph.astream(
                 graph_input, config, stream_mode=modes, durability=self.durability
@@ -293,6 +297,9 @@ class AgentRunner:
                         path.append(node)
                         tally.add(update)
                         run.append(NodeFinished(node, len(path), _tool_names(update)))
+                        # Tool events: after their node's event (runs/tool_events.py).
+                        for tool_event in tool_events.events_for(update, len(path)):
+                            run.append(tool_event)
                 else:
                     token = _answer_token(chunk)
                     if token:

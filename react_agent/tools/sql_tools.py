@@ -116,6 +116,7 @@ def build_sql_tools(
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),
+                "preview_row_count": min(len(result.rows), preview_rows),
             },
         )
 
