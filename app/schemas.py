@@ -224,6 +224,12 @@ class StreamHeaders(BaseModel):
         alias="Last-Event-ID",
         description="Sent by a reconnecting EventSource: resume that run, or 204 if it ended.",
     )
+    accept: str | None = Field(
+        default=None,
+        alias="Accept",
+        description="application/x-ndjson for NDJSON (one JSON object per line; also "
+        "?format=ndjson); otherwise Server-Sent Events.",
+    )
 
 
 class NoContent(BaseModel):
