@@ -41,6 +41,23 @@ class Records(_Open):
     is_limited: bool
 
 
+class TokenUsage(_Open):
+    """Tokens of the turn's model calls, summed, as the LLM server reported them."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class SqlRun(_Open):
+    """One run_sql of the turn, in order."""
+
+    sql: str
+    row_count: int | None = Field(description="Rows in all when ok, else null.")
+    result_id: str | None = Field(description="For read_result, when ok; else null.")
+    status: Literal["ok", "refused", "error"]
+
+
 class AgentMeta(_Open):
     """How the run went."""
 
@@ -51,6 +68,9 @@ class AgentMeta(_Open):
     total_messages: int
     sql_execution_count: int
     agent_version: str
+    usage: TokenUsage | None = Field(
+        default=None, description="Summed token usage; null when the server reports none."
+    )
 
 
 class FinalData(_Open):
@@ -62,6 +82,12 @@ class FinalData(_Open):
     react_agent_meta: AgentMeta
     sql: str | None = Field(default=None, description="The SQL that ran (absent if none).")
     records: Records | None = Field(default=None, description="Its rows (absent if none).")
+    sqls: list[SqlRun] = Field(
+        default_factory=list, description="Every run_sql of the turn, in order."
+    )
+    chart: dict[str, Any] | None = Field(
+        default=None, description="A chart suggestion for the records, or null."
+    )
     timestamp: str
 
 

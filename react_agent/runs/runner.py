@@ -7,7 +7,7 @@ import contextvars
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, AnyMessage, HumanMessage
@@ -27,6 +27,7 @@ from react_agent.graph.nodes import (
 from react_agent.graph.state import new_question_state
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.runs.tool_events import ToolCalled, ToolEventTracker, ToolReturned
+from react_agent.runs.turn_work import TurnWork
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ class RunResult:
     total_messages: int
     conversation_rounds: int
     sql_refusal_count: int = 0
+    # Added for the shown work (runs/turn_work.py): every run_sql of the turn, token usage.
+    sqls: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -288,6 +292,7 @@ class AgentRunner:
             # would load and decode the whole conversation again for every question.
             tally = ResultTally(history, graph_input)
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
+            work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
             async for mode, chunk in self.graph.astream(
                 graph_input, config, stream_mode=modes, durability=self.durability
@@ -296,6 +301,7 @@ class AgentRunner:
                     for node, update in chunk.items():
                         path.append(node)
                         tally.add(update)
+                        work.add(update)
                         run.append(NodeFinished(node, len(path), _tool_names(update)))
                         # Tool events: after their node's event (runs/tool_events.py).
                         for tool_event in tool_events.events_for(update, len(path)):
@@ -304,7 +310,7 @@ class AgentRunner:
                     token = _answer_token(chunk)
                     if token:
                         run.append(TokenStreamed(token))
-        return tally.result(run.thread_id, path)
+        return replace(tally.result(run.thread_id, path), sqls=work.sqls, usage=work.usage())
 
 
 class ResultTally:
