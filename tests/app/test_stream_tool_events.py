@@ -125,3 +125,20 @@ async def test_tool_events_come_exactly_once_across_a_last_event_id_resume(lenie
     ids = [int(e.id.split(":")[1]) for e in before + after]
     assert ids == list(range(1, len(ids) + 1))
     assert after[-1].type == "end" and len(stub.requests) == 3
+
+
+async def test_a_call_with_broken_json_arguments_shows_an_error_result(stub_settings, stub):
+    stub.script(
+        Reply(tool_calls=[ToolCall("run_sql", raw_arguments='{"sql": "SELECT', id="call_broken")]),
+        Reply(text="参数坏了。"),
+    )
+    async with running_service(stub_settings) as service:
+        events = await collect_stream(service.http, json={"question": "q", "stream_tools": True})
+    call, result = tool_events(events)
+    assert call.data["tool_call_id"] == result.data["tool_call_id"] == "call_broken"
+    assert call.data["args"] == {} and "sql" not in call.data
+    assert result.data["status"] == "error" and "not valid JSON" in result.data["error"]
+    before_result = events[: events.index(result)]
+    assert [e for e in before_result if e.type == "progress"][-1].data["node"] == (
+        "prepare_tool_input"
+    )
