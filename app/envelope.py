@@ -10,10 +10,11 @@ from react_agent.timestamps import now_timestamp
 
 
 def success_envelope(
-    data: Any, lang: str | None, *, message_key: str = "SUCCESS"
+    data: Any, lang: str | None, *, message_key: str = "SUCCESS", **params: object
 ) -> dict[str, Any]:
-    """Wrap `data` in a success envelope."""
-    return {"code": 200, "success": True, "message": localize(message_key, lang), "data": data}
+    """Wrap `data` in a success envelope; `params` fill the message's placeholders."""
+    message = localize(message_key, lang, **params)
+    return {"code": 200, "success": True, "message": message, "data": data}
 
 
 def error_envelope(

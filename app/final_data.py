@@ -10,7 +10,11 @@ from react_agent.timestamps import now_timestamp
 
 
 def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
-    """Return the API's final data for one run; `sql` and `records` only when SQL ran."""
+    """Return the API's final data for one run; `sql` and `records` only when SQL ran.
+
+    `sqls` lists every run_sql of the turn (ok, refused or error), `sql` stays the last one
+    that ran well, and `react_agent_meta.usage` is the turn's summed token usage (or null).
+    """
     data: dict[str, Any] = {
         "response": result.answer,
         "conversation_id": result.thread_id,
@@ -23,6 +27,7 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
             "total_messages": result.total_messages,
             "sql_execution_count": result.sql_execution_count,
             "sql_refusal_count": result.sql_refusal_count,
+            "usage": result.usage,
             "agent_version": AGENT_VERSION,
         },
     }
@@ -30,5 +35,7 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
         data["sql"] = result.sql
     if result.records is not None:
         data["records"] = result.records
+    data["sqls"] = result.sqls
+    data["chart"] = None  # the chart builder fills this in
     data["timestamp"] = now_timestamp()
     return data

@@ -22,16 +22,22 @@ OPENAPI_INFO = Info(
 
 
 class EnvelopeOpenAPIProvider(OpenAPIProvider):
-    """Documents the SSE stream as text/event-stream events, and bodiless responses as such."""
+    """Documents the stream as SSE events and NDJSON lines, and bodiless responses as such."""
 
     def build_response_object(self, model: Any, headers_model: Any) -> tuple[dict, dict]:
-        """Build the response object; SSE events carry the envelope as JSON in `data`."""
+        """Build the response object; SSE events carry the envelope as JSON in `data`.
+
+        A stream is documented in both of its formats: text/event-stream and NDJSON.
+        """
         response, definitions = super().build_response_object(model, headers_model)
         if getattr(model, "openapi_no_content", False):
             response.pop("content", None)
         elif getattr(model, "openapi_content_type", None) == "text/event-stream":
             envelope = response["content"]["application/json"]["schema"]
-            response["content"] = {"text/event-stream": {"schema": sse_event_schema(envelope)}}
+            response["content"] = {
+                "text/event-stream": {"schema": sse_event_schema(envelope)},
+                "application/x-ndjson": {"schema": ndjson_line_schema(envelope)},
+            }
         return response, definitions
 
 
@@ -52,6 +58,27 @@ def sse_event_schema(envelope: dict[str, Any]) -> dict[str, Any]:
                 "contentSchema": envelope,
             },
         },
+    }
+
+
+def ndjson_line_schema(envelope: dict[str, Any]) -> dict[str, Any]:
+    """Return the schema of one NDJSON line: the envelope with its event `id`, or a ping."""
+    return {
+        "description": "One JSON object per line (Accept: application/x-ndjson or "
+        "?format=ndjson): the envelope plus `id` (`<run_id>:<seq>`, for Last-Event-ID); "
+        '`{"type":"ping"}` lines are heartbeats.',
+        "oneOf": [
+            {
+                "allOf": [envelope],
+                "properties": {"id": {"type": "string", "pattern": "^[0-9a-f]+:[0-9]+$"}},
+            },
+            {
+                "type": "object",
+                "required": ["type"],
+                "properties": {"type": {"const": "ping"}},
+                "additionalProperties": False,
+            },
+        ],
     }
 
 

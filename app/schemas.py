@@ -41,6 +41,23 @@ class Records(_Open):
     is_limited: bool
 
 
+class TokenUsage(_Open):
+    """Tokens of the turn's model calls, summed, as the LLM server reported them."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class SqlRun(_Open):
+    """One run_sql of the turn, in order."""
+
+    sql: str
+    row_count: int | None = Field(description="Rows in all when ok, else null.")
+    result_id: str | None = Field(description="For read_result, when ok; else null.")
+    status: Literal["ok", "refused", "error"]
+
+
 class AgentMeta(_Open):
     """How the run went."""
 
@@ -51,6 +68,9 @@ class AgentMeta(_Open):
     total_messages: int
     sql_execution_count: int
     agent_version: str
+    usage: TokenUsage | None = Field(
+        default=None, description="Summed token usage; null when the server reports none."
+    )
 
 
 class FinalData(_Open):
@@ -62,6 +82,12 @@ class FinalData(_Open):
     react_agent_meta: AgentMeta
     sql: str | None = Field(default=None, description="The SQL that ran (absent if none).")
     records: Records | None = Field(default=None, description="Its rows (absent if none).")
+    sqls: list[SqlRun] = Field(
+        default_factory=list, description="Every run_sql of the turn, in order."
+    )
+    chart: dict[str, Any] | None = Field(
+        default=None, description="A chart suggestion for the records, or null."
+    )
     timestamp: str
 
 
@@ -80,9 +106,15 @@ class StreamEventData(_Open):
     started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
     icon, thread_id, step, timestamp, and tool_name/tool_names for `tools`. token: content.
     completed: the final data. error: the error data. end: thread_id.
+    With `stream_tools`: tool_call (tool_call_id, tool_name, args, sql for run_sql/check_sql,
+    step, thread_id, timestamp) and tool_result (tool_call_id, tool_name, status, row_count,
+    columns, rows, is_limited, result_id, duration_ms, error unless ok, step, thread_id,
+    timestamp).
     """
 
-    type: Literal["started", "progress", "token", "completed", "error", "end"]
+    type: Literal[
+        "started", "progress", "tool_call", "tool_result", "token", "completed", "error", "end"
+    ]
     thread_id: str | None = None
     node: str | None = None
     display_name: str | None = None
@@ -90,6 +122,20 @@ class StreamEventData(_Open):
     step: int | None = None
     tool_name: str | None = None
     content: str | None = None
+    tool_call_id: str | None = Field(default=None, description="tool_call and tool_result.")
+    args: dict[str, Any] | None = Field(default=None, description="tool_call: the arguments.")
+    sql: str | None = Field(default=None, description="tool_call of run_sql/check_sql.")
+    status: Literal["ok", "refused", "error"] | None = Field(
+        default=None, description="tool_result: refused is the SQL guard saying no."
+    )
+    row_count: int | None = Field(default=None, description="tool_result: rows in all.")
+    columns: list[str] | None = None
+    rows: list[dict[str, Any]] | None = Field(
+        default=None, description="tool_result: the preview rows the model saw."
+    )
+    is_limited: bool | None = None
+    result_id: str | None = None
+    duration_ms: int | None = Field(default=None, description="tool_result: since its tool_call.")
 
 
 class StreamEvent(_Open):
@@ -217,6 +263,12 @@ class StreamHeaders(BaseModel):
         default=None,
         alias="Last-Event-ID",
         description="Sent by a reconnecting EventSource: resume that run, or 204 if it ended.",
+    )
+    accept: str | None = Field(
+        default=None,
+        alias="Accept",
+        description="application/x-ndjson for NDJSON (one JSON object per line; also "
+        "?format=ndjson); otherwise Server-Sent Events.",
     )
 
 

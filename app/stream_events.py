@@ -1,4 +1,4 @@
-"""The stream's events (started, progress, token, completed, error, end) from a run's events."""
+"""The stream's events (started, progress, tool, token, completed, error, end) from run events."""
 
 from __future__ import annotations
 
@@ -18,16 +18,18 @@ from react_agent.runs.events import (
     RunStarted,
     TokenStreamed,
 )
+from react_agent.runs.tool_events import ToolCalled, ToolReturned
 from react_agent.timestamps import now_timestamp
 
 
 @dataclass(frozen=True)
 class StreamContext:
-    """Who the stream is for: its thread, user and language."""
+    """Who the stream is for: its thread, user and language, and whether it wants tool events."""
 
     thread_id: str
     user_id: str
     lang: str
+    stream_tools: bool = False
 
 
 def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[dict[str, Any]]:
@@ -47,19 +49,21 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "user_id": ctx.user_id,
             "timestamp": now_timestamp(),
         }
-        return [_ok(started, ctx), _ok(progress_data(START, 0, ctx), ctx)]
+        return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
     if isinstance(event, NodeFinished):
-        data = progress_data(event.node, event.step, ctx)
+        progress = _progress(event.node, event.step, ctx)
         if event.tool_names:
-            data["tool_name"] = ", ".join(event.tool_names)
-            data["tool_names"] = event.tool_names
-        return [_ok(data, ctx)]
+            progress["data"]["tool_name"] = ", ".join(event.tool_names)
+            progress["data"]["tool_names"] = event.tool_names
+        return [progress]
+    if isinstance(event, ToolCalled | ToolReturned):
+        return [tool_envelope(event, ctx)] if ctx.stream_tools else []
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
     if isinstance(event, RunFinished):
         completed = {"type": "completed", **build_final_data(event.result, ctx.user_id)}
         return [
-            _ok(progress_data(END, steps + 1, ctx), ctx),
+            _progress(END, steps + 1, ctx),
             _ok(completed, ctx),
             end_envelope(ctx),
         ]
@@ -79,6 +83,38 @@ def progress_data(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
     }
 
 
+def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[str, Any]:
+    """Return a `tool_call` or `tool_result` event (sent only with `stream_tools`)."""
+    if isinstance(event, ToolCalled):
+        data: dict[str, Any] = {
+            "type": "tool_call",
+            "tool_call_id": event.tool_call_id,
+            "tool_name": event.tool_name,
+            "args": event.args,
+        }
+        if event.sql is not None:
+            data["sql"] = event.sql
+        key = "STREAM_TOOL_CALL"
+    else:
+        data = {
+            "type": "tool_result",
+            "tool_call_id": event.tool_call_id,
+            "tool_name": event.tool_name,
+            "status": event.status,
+            "row_count": event.row_count,
+            "columns": event.columns,
+            "rows": event.rows,
+            "is_limited": event.is_limited,
+            "result_id": event.result_id,
+            "duration_ms": event.duration_ms,
+        }
+        if event.error is not None:
+            data["error"] = event.error
+        key = "STREAM_TOOL_RESULT"
+    data.update(step=event.step, thread_id=ctx.thread_id, timestamp=event.timestamp)
+    return _ok(data, ctx, key, tool_name=event.tool_name)
+
+
 def error_event_envelope(error: ServiceError, ctx: StreamContext) -> dict[str, Any]:
     """Return an `error` event: the error envelope with `type` in its data."""
     body = error_envelope(error, ctx.lang, conversation_id=ctx.thread_id or None)
@@ -91,5 +127,12 @@ def end_envelope(ctx: StreamContext) -> dict[str, Any]:
     return _ok({"type": "end", "thread_id": ctx.thread_id}, ctx)
 
 
-def _ok(data: dict[str, Any], ctx: StreamContext) -> dict[str, Any]:
-    return success_envelope(data, ctx.lang)
+def _progress(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
+    data = progress_data(node, step, ctx)
+    return _ok(data, ctx, "STREAM_PROGRESS", display_name=data["display_name"])
+
+
+def _ok(
+    data: dict[str, Any], ctx: StreamContext, key: str = "SUCCESS", **params: object
+) -> dict[str, Any]:
+    return success_envelope(data, ctx.lang, message_key=key, **params)

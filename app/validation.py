@@ -51,6 +51,10 @@ class AskBody(BaseModel):
     stream_tokens: StrictBool = Field(
         default=False, description="Stream endpoint only: also send the answer's text as it comes."
     )
+    stream_tools: StrictBool = Field(
+        default=False,
+        description="Stream endpoint only: also send tool_call and tool_result events.",
+    )
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class AskRequest:
     is_new_thread: bool
     lang: str
     stream_tokens: bool
+    stream_tools: bool = False
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -91,7 +96,7 @@ async def read_json_object(request: Request) -> dict[str, Any]:
 
 
 def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
-    """Turn GET query parameters into an ask payload (stream_tokens from true/false/1/0).
+    """Turn GET query parameters into an ask payload (stream flags from true/false/1/0).
 
     Raises:
         ServiceError: 400 when `raw_query`, percent-decoded, is not UTF-8 (Werkzeug would
@@ -104,12 +109,13 @@ def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
         detail = "the query string is not valid UTF-8"
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     payload: dict[str, Any] = {key: args.get(key) for key in args}
-    if "stream_tokens" in payload:
-        flag = str(payload["stream_tokens"]).strip().lower()
-        if flag in ("1", "true", "yes", "on"):
-            payload["stream_tokens"] = True
-        elif flag in ("", "0", "false", "no", "off"):
-            payload["stream_tokens"] = False
+    for name in ("stream_tokens", "stream_tools"):
+        if name in payload:
+            flag = str(payload[name]).strip().lower()
+            if flag in ("1", "true", "yes", "on"):
+                payload[name] = True
+            elif flag in ("", "0", "false", "no", "off"):
+                payload[name] = False
     return payload
 
 
@@ -155,13 +161,21 @@ def validate_ask_request(
     if thread_id is None:
         user_id = user_id or GUEST_USER_ID
         return AskRequest(
-            question, user_id, clock.new_thread_id(user_id), True, lang, body.stream_tokens
+            question,
+            user_id,
+            clock.new_thread_id(user_id),
+            True,
+            lang,
+            body.stream_tokens,
+            body.stream_tools,
         )
 
     owner = check_thread_id_format(thread_id)
     user_id = user_id or owner
     check_thread_owner(thread_id, user_id)
-    return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens)
+    return AskRequest(
+        question, user_id, thread_id, False, lang, body.stream_tokens, body.stream_tools
+    )
 
 
 def check_user_id(user_id: str) -> str:

@@ -1,4 +1,4 @@
-"""The streaming twin of the ask endpoint: the same run, as Server-Sent Events."""
+"""The streaming twin of the ask endpoint: the same run, as Server-Sent Events or NDJSON."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from quart_schema import document_headers, document_querystring, document_reques
 from app.errors import request_lang
 from app.routes.ask import accept
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
 from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.stream_formats import StreamFormat, choose_stream_format
 from app.stream_runs import FollowedRun, StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
@@ -29,8 +29,10 @@ STREAM_PATH = "/api/v0/ask_react_agent_stream"
 @document_response(StreamEvent, 200)
 @document_response(NoContent, 204)
 async def ask_react_agent_stream() -> Response:
-    """Answer a question as a stream of Server-Sent Events (JSON body).
+    """Answer a question as a stream of Server-Sent Events (JSON body), or NDJSON.
 
+    `Accept: application/x-ndjson` or `?format=ndjson` sends the same envelopes as one JSON
+    object per line (with the event id as `id`) and `{"type":"ping"}` lines as keep-alives.
     Errors before the run starts are sent as an `error` event then `end`, with HTTP 200, so
     a page can show them. A reconnect with `Last-Event-ID` resumes the run it names, or gets
     204 when that run has nothing more to send; it never asks the question again.
@@ -44,7 +46,7 @@ async def ask_react_agent_stream() -> Response:
 @document_response(StreamEvent, 200)
 @document_response(NoContent, 204)
 async def ask_react_agent_stream_get() -> Response:
-    """Answer a question as a stream of Server-Sent Events (query parameters, for EventSource)."""
+    """Answer a question as a stream of Server-Sent Events or NDJSON (query parameters)."""
     return await stream_question(_query_payload)
 
 
@@ -53,25 +55,26 @@ async def _query_payload() -> dict:
 
 
 async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Response:
-    """Start (or resume) a run and return its event stream."""
+    """Start (or resume) a run and return its event stream in the format the client asked for."""
+    wire = choose_stream_format(request.headers.get("Accept"), request.args.get("format"))
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
-        return resume_stream(last_event_id)
+        return resume_stream(last_event_id, wire)
     runs: StreamRuns = current_app.extensions["stream_runs"]
     try:
         ask = accept(await read_payload())
         runner = current_app.extensions["agent"].require_runner()
-        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
+        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang, ask.stream_tools)
         run = await runner.start(
             ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
-        return sse_response(error_stream(error, ctx))
-    return sse_response(follow_run(runs.add(run, ctx), after=0))
+        return stream_response(error_stream(error, ctx, wire), wire)
+    return stream_response(follow_run(runs.add(run, ctx), after=0, wire=wire), wire)
 
 
-def resume_stream(last_event_id: str) -> Response:
+def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     """Send what a reconnecting client missed, or 204 when there is nothing more."""
     run_id, _, seq = last_event_id.partition(":")
     runs: StreamRuns = current_app.extensions["stream_runs"]
@@ -83,27 +86,32 @@ def resume_stream(last_event_id: str) -> Response:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either
         return response
-    return sse_response(follow_run(followed, after=after))
+    return stream_response(follow_run(followed, after=after, wire=wire), wire)
 
 
-def sse_response(frames: AsyncIterator[bytes]) -> Response:
-    """Wrap frames in a streaming response with the SSE headers and no response timeout."""
-    response = Response(frames, status=200, headers=SSE_HEADERS)
+def stream_response(frames: AsyncIterator[bytes], wire: StreamFormat) -> Response:
+    """Wrap frames in a streaming response with the format's headers and no response timeout."""
+    response = Response(frames, status=200, headers=wire.headers)
     # Quart's 60 s RESPONSE_TIMEOUT would otherwise cut long streams without a word.
     response.timeout = None
     return response
 
 
-def follow_run(followed: FollowedRun, *, after: int) -> AsyncIterator[bytes]:
-    """Return the run's events as SSE frames from sequence `after` on, with heartbeats."""
+def follow_run(followed: FollowedRun, *, after: int, wire: StreamFormat) -> AsyncIterator[bytes]:
+    """Return the run's events as frames from sequence `after` on, with heartbeats."""
     settings = current_app.extensions["settings"]
     runs: StreamRuns = current_app.extensions["stream_runs"]
     runs.attach(followed)
-    return _frames(followed, runs, after, settings.stream_heartbeat, settings.stream_retry_ms)
+    return _frames(followed, runs, after, wire, settings.stream_heartbeat, settings.stream_retry_ms)
 
 
 async def _frames(
-    followed: FollowedRun, runs: StreamRuns, after: int, heartbeat: float, retry_ms: int
+    followed: FollowedRun,
+    runs: StreamRuns,
+    after: int,
+    wire: StreamFormat,
+    heartbeat: float,
+    retry_ms: int,
 ) -> AsyncIterator[bytes]:
     # Runs outside the request context, so everything it needs is passed in.
     run, ctx = followed.run, followed.ctx
@@ -112,13 +120,13 @@ async def _frames(
         steps = 0
         async for _, event in run.follow(0, idle_timeout=heartbeat):
             if event is None:
-                yield encode_sse_comment("ping")
+                yield wire.heartbeat
                 continue
             steps = event.step if isinstance(event, NodeFinished) else steps
             for envelope in stream_envelopes(event, ctx, steps):
                 seq += 1
                 if seq > after:
-                    yield encode_sse_event(
+                    yield wire.encode_event(
                         envelope,
                         event_id=f"{run.run_id}:{seq}",
                         retry_ms=retry_ms if seq == 1 else None,
@@ -127,11 +135,13 @@ async def _frames(
         runs.detach(followed)
 
 
-async def error_stream(error: ServiceError, ctx: StreamContext) -> AsyncIterator[bytes]:
+async def error_stream(
+    error: ServiceError, ctx: StreamContext, wire: StreamFormat
+) -> AsyncIterator[bytes]:
     """Yield an `error` event and `end` for a request that could not start a run."""
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
-        yield encode_sse_event(envelope, event_id=f"{stream_id}:{seq}")
+        yield wire.encode_event(envelope, event_id=f"{stream_id}:{seq}")
 
 
 def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_agent.errors import ServiceError
+from react_agent.runs.tool_events import ToolCalled, ToolReturned
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,10 @@ class RunResult:
     total_messages: int
     conversation_rounds: int
     sql_refusal_count: int = 0
+    sqls: list[dict[str, Any]] = field(default_factory=list)
+    """Every run_sql of the turn, in order: sql, row_count, result_id, status (turn_work)."""
+    usage: dict[str, int] | None = None
+    """Tokens of the turn's model calls, when the server reported them (turn_work)."""
 
 
 @dataclass(frozen=True)
@@ -61,4 +66,6 @@ class RunFailed:
     error: ServiceError
 
 
-RunEvent = RunStarted | NodeFinished | TokenStreamed | RunFinished | RunFailed
+RunEvent = (
+    RunStarted | NodeFinished | ToolCalled | ToolReturned | TokenStreamed | RunFinished | RunFailed
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
@@ -26,7 +27,9 @@ from react_agent.runs.events import (
 from react_agent.runs.run import Run
 from react_agent.runs.tally import ResultTally
 from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_repair import close_unfinished_turn
+from react_agent.runs.turn_work import TurnWork
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +165,8 @@ class AgentRunner:
             # The result is read from the updates, not from the checkpoint afterwards: that
             # would load and decode the whole conversation again for every question.
             tally = ResultTally(history, graph_input)
+            tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
+            work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
             async for mode, chunk in self.graph.astream(
                 graph_input, config, stream_mode=modes, durability=self.durability
@@ -170,12 +175,16 @@ class AgentRunner:
                     for node, update in chunk.items():
                         path.append(node)
                         tally.add(update)
+                        work.add(update)
                         run.append(NodeFinished(node, len(path), _tool_names(update)))
+                        # Tool events come after their node's event (runs/tool_events.py).
+                        for tool_event in tool_events.events_for(update, len(path)):
+                            run.append(tool_event)
                 else:
                     token = _answer_token(chunk)
                     if token:
                         run.append(TokenStreamed(token))
-        return tally.result(run.thread_id, path)
+        return replace(tally.result(run.thread_id, path), sqls=work.sqls, usage=work.usage())
 
 
 def _tool_names(update: Any) -> list[str]:

@@ -149,6 +149,7 @@ class SqlTools:
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),
+                "preview_row_count": min(len(result.rows), self.preview_rows),
             },
         )
 

@@ -91,6 +91,10 @@ async def test_completed_data_equals_the_sync_data_for_the_same_model_outputs(se
     sync_data, stream_data = bodies
     assert stream_data.pop("type") == "completed"
     sync_data.pop("timestamp"), stream_data.pop("timestamp")
+    # The scripted model numbers its tool calls afresh, so the result ids (the call ids)
+    # differ; tests/app/test_final_data_work.py compares them with fixed ids.
+    for data in (sync_data, stream_data):
+        assert [sql.pop("result_id") for sql in data["sqls"]] != [None]
     assert stream_data == sync_data
 
 
@@ -154,6 +158,15 @@ async def test_without_stream_tokens_no_token_events_are_sent(service, model):
     assert "token" not in {e.type for e in events}
 
 
+async def test_each_event_says_what_it_is_in_chinese_by_default(service, model):
+    model.replies = [answer("done")]
+    events = await collect_stream(service.http, json={"question": "q"})
+    messages = {e.type: e.envelope["message"] for e in events if e.type != "progress"}
+    agent = next(e for e in events if e.type == "progress" and e.data["node"] == "agent")
+    assert messages == {"started": "任务已启动", "completed": "处理成功", "end": "处理成功"}
+    assert agent.envelope["message"] == "正在执行: AI思考中"
+
+
 async def test_get_with_query_parameters_streams_in_english_when_asked(service, model):
     model.replies = [answer("done")]
     events = await collect_stream(
@@ -161,8 +174,9 @@ async def test_get_with_query_parameters_streams_in_english_when_asked(service, 
     )
     agent = next(e.data for e in events if e.type == "progress" and e.data["node"] == "agent")
     assert agent["display_name"] == "AI thinking"
+    assert next(e for e in events if e.data is agent).envelope["message"] == "Running: AI thinking"
     assert events[0].data["user_id"] == "amy" and events[-1].type == "end"
-    assert events[0].envelope["message"] == "Success"
+    assert events[0].envelope["message"] == "Task started"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +203,7 @@ async def test_invalid_requests_get_an_error_event_then_end_with_http_200(
     assert [e.type for e in events] == ["error", "end"]
     error = events[0].envelope
     assert error["code"] == 400 and error["success"] is False
-    assert error["data"]["error_type"] == error_type and error["message"]
+    assert error["data"]["error_type"] == error_type and error["message"] != "处理成功"
     assert model.seen == []
 
 

@@ -39,6 +39,8 @@ async def test_stream_is_documented_as_event_stream_with_the_envelope_in_data(se
         operation = spec["paths"]["/api/v0/ask_react_agent_stream"][method]
         event = operation["responses"]["200"]["content"]["text/event-stream"]["schema"]
         assert event["properties"]["data"]["contentMediaType"] == "application/json"
+        line = operation["responses"]["200"]["content"]["application/x-ndjson"]["schema"]
+        assert "ping" in line["description"] and len(line["oneOf"]) == 2
         assert "204" in operation["responses"] and "content" not in operation["responses"]["204"]
     sync = spec["paths"]["/api/v0/ask_react_agent"]["post"]
     assert set(sync["responses"]) >= {"200", "400", "409", "500", "503", "504"}

@@ -94,6 +94,8 @@ class Reply:
     """Characters per streamed text delta (and per tool-call arguments delta)."""
     pause_after: tuple[int, threading.Event] | None = None
     """Streaming only: after N SSE events, block until the event is set, then continue."""
+    report_usage: bool = True
+    """Whether to report token usage (some OpenAI-compatible servers never do)."""
 
 
 Policy = Callable[[dict[str, Any]], Reply]
@@ -598,7 +600,7 @@ class OpenAIStub:
                         "finish_reason": "tool_calls" if calls else "stop",
                     }
                 ],
-                "usage": usage,
+                **({"usage": usage} if reply.report_usage else {}),
             },
             reply.headers,
             truncate=reply.drop_after_chunks is not None,
@@ -636,6 +638,7 @@ class OpenAIStub:
     ) -> None:
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        include_usage = include_usage and reply.report_usage
         created = int(time.time())
 
         def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,70 @@
+"""What one question's run did besides answering: the statements it ran and the tokens it used."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+
+from react_agent.tools.sql_tools import RUN_SQL
+
+USAGE_FIELDS = {
+    "prompt_tokens": "input_tokens",
+    "completion_tokens": "output_tokens",
+    "total_tokens": "total_tokens",
+}
+"""The API's usage names, and LangChain's `usage_metadata` names they come from."""
+
+SQL_STATUSES = {"ok": "ok", "refused": "refused", "failed": "error"}
+"""A run_sql artifact's outcome, and the status the API gives it."""
+
+
+class TurnWork:
+    """Collects a turn's run_sql statements and model token usage from its node updates.
+
+    Messages are counted once by id (a node may re-send one to replace it) and tool results
+    once by tool_call_id.
+    """
+
+    def __init__(self) -> None:
+        self.sqls: list[dict[str, Any]] = []
+        self.usage_by_message: dict[str, dict[str, int]] = {}
+        self.seen_results: set[str] = set()
+
+    def add(self, update: Any) -> None:
+        """Take one node's update into account."""
+        if not isinstance(update, dict):
+            return
+        for message in update.get("messages") or []:
+            if isinstance(message, AIMessage) and message.usage_metadata:
+                key = message.id or f"unnamed-{len(self.usage_by_message)}"
+                self.usage_by_message.setdefault(key, dict(message.usage_metadata))
+            elif isinstance(message, ToolMessage):
+                self._add_statement(message)
+
+    def usage(self) -> dict[str, int] | None:
+        """Return the turn's summed token usage, or None when the server reported none."""
+        if not self.usage_by_message:
+            return None
+        return {
+            name: sum(int(usage.get(source) or 0) for usage in self.usage_by_message.values())
+            for name, source in USAGE_FIELDS.items()
+        }
+
+    def _add_statement(self, message: ToolMessage) -> None:
+        artifact = message.artifact
+        if message.name != RUN_SQL or not isinstance(artifact, dict):
+            return
+        if message.tool_call_id in self.seen_results:
+            return
+        self.seen_results.add(message.tool_call_id)
+        status = SQL_STATUSES.get(str(artifact.get("outcome")), "error")
+        records = artifact.get("records") if status == "ok" else None
+        self.sqls.append(
+            {
+                "sql": artifact.get("sql"),
+                "row_count": records["total_row_count"] if records else None,
+                "result_id": artifact.get("result_id") if status == "ok" else None,
+                "status": status,
+            }
+        )
