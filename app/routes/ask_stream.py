@@ -5,14 +5,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from quart import Blueprint, Response, current_app, g, request
+from quart import Blueprint, Response, g, request
 from quart_schema import document_headers, document_querystring, document_request, document_response
 
+from app.app_state import agent_service, app_settings, stream_runs
+from app.ask_request import accept
 from app.errors import request_lang
-from app.routes.ask import accept
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
 from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.stream_ids import format_event_id, parse_event_id
 from app.stream_runs import FollowedRun, StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
@@ -57,10 +59,10 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
         return resume_stream(last_event_id)
-    runs: StreamRuns = current_app.extensions["stream_runs"]
+    runs = stream_runs()
     try:
         ask = accept(await read_payload())
-        runner = current_app.extensions["agent"].require_runner()
+        runner = agent_service().require_runner()
         ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
         run = await runner.start(
             ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
@@ -73,10 +75,8 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
 
 def resume_stream(last_event_id: str) -> Response:
     """Send what a reconnecting client missed, or 204 when there is nothing more."""
-    run_id, _, seq = last_event_id.partition(":")
-    runs: StreamRuns = current_app.extensions["stream_runs"]
-    followed = runs.get(run_id)
-    after = int(seq) if seq.isdigit() else 0
+    run_id, after = parse_event_id(last_event_id)
+    followed = stream_runs().get(run_id)
     if followed is None or (
         followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
     ):
@@ -96,8 +96,8 @@ def sse_response(frames: AsyncIterator[bytes]) -> Response:
 
 def follow_run(followed: FollowedRun, *, after: int) -> AsyncIterator[bytes]:
     """Return the run's events as SSE frames from sequence `after` on, with heartbeats."""
-    settings = current_app.extensions["settings"]
-    runs: StreamRuns = current_app.extensions["stream_runs"]
+    settings = app_settings()
+    runs = stream_runs()
     runs.attach(followed)
     return _frames(followed, runs, after, settings.stream_heartbeat, settings.stream_retry_ms)
 
@@ -120,7 +120,7 @@ async def _frames(
                 if seq > after:
                     yield encode_sse_event(
                         envelope,
-                        event_id=f"{run.run_id}:{seq}",
+                        event_id=format_event_id(run.run_id, seq),
                         retry_ms=retry_ms if seq == 1 else None,
                     )
     finally:
@@ -131,7 +131,7 @@ async def error_stream(error: ServiceError, ctx: StreamContext) -> AsyncIterator
     """Yield an `error` event and `end` for a request that could not start a run."""
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
-        yield encode_sse_event(envelope, event_id=f"{stream_id}:{seq}")
+        yield encode_sse_event(envelope, event_id=format_event_id(stream_id, seq))
 
 
 def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
