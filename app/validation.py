@@ -130,10 +130,7 @@ def validate_ask_request(
     try:
         body = AskBody.model_validate(payload)
     except ValidationError as exc:
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        detail = describe_validation_error(exc)
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     lang = resolve_lang(body.lang, accept_language)
 
@@ -162,6 +159,16 @@ def validate_ask_request(
     user_id = user_id or owner
     check_thread_owner(thread_id, user_id)
     return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens)
+
+
+def describe_validation_error(error: Exception) -> str:
+    """Return a pydantic ValidationError as `field: problem` items joined by `; `."""
+    if not isinstance(error, ValidationError):
+        return str(error)
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'request'}: {item['msg']}"
+        for item in error.errors()
+    )
 
 
 def check_user_id(user_id: str) -> str:
