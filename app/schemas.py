@@ -50,6 +50,7 @@ class AgentMeta(_Open):
     execution_path: list[str]
     total_messages: int
     sql_execution_count: int
+    sql_refusal_count: int = Field(description="Queries the SQL guard refused for this question.")
     agent_version: str
 
 
