@@ -164,7 +164,9 @@ async def test_a_thousand_concurrent_new_conversations_get_distinct_well_formed_
     # No pool timeout (waiting for a connection is the burst queueing, not a fault), and a
     # per-request bound sized from the questions the server may be answering alongside it.
     timeout = httpx.Timeout(BURST_CONNECTIONS * SECONDS_PER_QUESTION, pool=None)
-    limits = httpx.Limits(max_connections=BURST_CONNECTIONS)
+    # No keep-alive: Hypercorn closes a connection idle for 5 s, and with client and server
+    # on one busy loop a reused connection can be closed just as a request goes out on it.
+    limits = httpx.Limits(max_connections=BURST_CONNECTIONS, max_keepalive_connections=0)
     async with (
         running_service(fast, model=model) as service,
         httpx.AsyncClient(base_url=service.base_url, timeout=timeout, limits=limits) as http,
