@@ -20,6 +20,9 @@ from app.app_state import thread_id_clock
 from app.validation import AskRequest, validate_ask_request
 from config import resolve_lang
 
+CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
+"""The Warning header of an answer to a request whose two differing ids named the thread."""
+
 
 def accept(payload: dict[str, Any]) -> AskRequest:
     """Validate an ask payload and remember its language and thread for error envelopes."""
@@ -33,3 +36,10 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     return ask
+
+
+def ask_response_headers(ask: AskRequest) -> dict[str, str]:
+    """Return the headers an answer to `ask` carries: a Warning when conversation_id lost."""
+    if ask.conversation_id_ignored:
+        return {"Warning": CONVERSATION_ID_IGNORED_WARNING}
+    return {}

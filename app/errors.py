@@ -57,6 +57,8 @@ def error_response(error: ServiceError) -> Response:
         legacy=getattr(g, "legacy_envelope", False),
         extra=error.extra if isinstance(error, ServiceErrorWithData) else None,
     )
+    # Fields a route adds beside the envelope of any error it ends with (e.g. /health).
+    body.update(getattr(g, "error_top_level_fields", {}))
     response = jsonify(body)
     response.status_code = error.status
     return response

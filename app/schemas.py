@@ -29,7 +29,11 @@ class ErrorEnvelope(_Open):
     success: Literal[False]
     message: str = Field(description="A short sentence in the request's language.")
     data: ErrorData
-    error: str | None = Field(default=None, description="Legacy copy of data.error (sync API).")
+    error: str | None = Field(
+        default=None,
+        description="Sync API only: data.error, or in zh-CN the replaced service's text for "
+        "validation faults (several joined with '; ').",
+    )
 
 
 class Records(_Open):
@@ -52,6 +56,9 @@ class AgentMeta(_Open):
     sql_execution_count: int
     sql_refusal_count: int = Field(description="Queries the SQL guard refused for this question.")
     agent_version: str
+    conversation_id_ignored: bool | None = Field(
+        default=None, description="True when conversation_id was sent too and thread_id won."
+    )
 
 
 class FinalData(_Open):
@@ -111,6 +118,9 @@ class HealthEnvelope(_Open):
     success: bool
     message: str
     data: dict[str, Any]
+    status: Literal["healthy", "unhealthy"] = Field(
+        description="Beside the envelope, for the replaced service's clients."
+    )
 
 
 class ConversationSummary(_Open):

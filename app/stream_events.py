@@ -28,6 +28,8 @@ class StreamContext:
     thread_id: str
     user_id: str
     lang: str
+    conversation_id_ignored: bool = False
+    """The request's conversation_id lost to its thread_id (said in started and completed)."""
 
 
 def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[dict[str, Any]]:
@@ -47,6 +49,8 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "user_id": ctx.user_id,
             "timestamp": now_timestamp(),
         }
+        if ctx.conversation_id_ignored:
+            started["conversation_id_ignored"] = True
         return [_ok(started, ctx), _ok(progress_data(START, 0, ctx), ctx)]
     if isinstance(event, NodeFinished):
         data = progress_data(event.node, event.step, ctx)
@@ -57,7 +61,10 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
     if isinstance(event, RunFinished):
-        completed = {"type": "completed", **build_final_data(event.result, ctx.user_id)}
+        final = build_final_data(
+            event.result, ctx.user_id, conversation_id_ignored=ctx.conversation_id_ignored
+        )
+        completed = {"type": "completed", **final}
         return [
             _ok(progress_data(END, steps + 1, ctx), ctx),
             _ok(completed, ctx),

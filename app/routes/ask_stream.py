@@ -9,7 +9,7 @@ from quart import Blueprint, Response, g, request
 from quart_schema import document_headers, document_querystring, document_request, document_response
 
 from app.app_state import agent_service, app_settings, stream_runs
-from app.ask_request import accept
+from app.ask_request import accept, ask_response_headers
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
@@ -63,14 +63,14 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     try:
         ask = accept(await read_payload())
         runner = agent_service().require_runner()
-        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
+        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang, ask.conversation_id_ignored)
         run = await runner.start(
             ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
         return sse_response(error_stream(error, ctx))
-    return sse_response(follow_run(runs.add(run, ctx), after=0))
+    return sse_response(follow_run(runs.add(run, ctx), after=0), ask_response_headers(ask))
 
 
 def resume_stream(last_event_id: str) -> Response:
@@ -86,9 +86,9 @@ def resume_stream(last_event_id: str) -> Response:
     return sse_response(follow_run(followed, after=after))
 
 
-def sse_response(frames: AsyncIterator[bytes]) -> Response:
-    """Wrap frames in a streaming response with the SSE headers and no response timeout."""
-    response = Response(frames, status=200, headers=SSE_HEADERS)
+def sse_response(frames: AsyncIterator[bytes], headers: dict[str, str] | None = None) -> Response:
+    """Wrap frames in a streaming response with the SSE headers (and `headers`), no timeout."""
+    response = Response(frames, status=200, headers={**SSE_HEADERS, **(headers or {})})
     # Quart's 60 s RESPONSE_TIMEOUT would otherwise cut long streams without a word.
     response.timeout = None
     return response

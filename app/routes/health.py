@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, jsonify
+from quart import Blueprint, Response, g, jsonify
 from quart_schema import document_response
 
 from app.app_state import agent_service
@@ -21,7 +21,12 @@ PING_TIMEOUT = 3.0
 @document_response(HealthEnvelope, 200)
 @document_response(HealthEnvelope, 503)
 async def health() -> Response:
-    """Report each component; 200 when questions can be answered, else 503 with the reason."""
+    """Report each component; 200 when questions can be answered, else 503 with the reason.
+
+    Beside the envelope, a top-level `status` (healthy / unhealthy) for the replaced
+    service's clients and load balancers.
+    """
+    g.error_top_level_fields = {"status": "unhealthy"}
     service = agent_service()
     # Pinging also clears PostgreSQL problems that have gone away since start-up.
     problems = await check_components(service, timeout=PING_TIMEOUT)
@@ -30,7 +35,7 @@ async def health() -> Response:
         report[component]["ok"] = report[component]["ok"] and component not in problems
     if not problems and service.runner is not None:
         ok = success_envelope({"status": "ok", **report}, request_lang(), message_key="HEALTH_OK")
-        return jsonify(ok)
+        return jsonify({**ok, "status": "healthy"})
     first = next(iter(problems.values()), None) or ServiceError(
         503, "AGENT_NOT_READY", "the agent is not running", can_retry=True
     )
