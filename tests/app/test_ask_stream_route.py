@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from app.app_state import agent_service_of
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
@@ -257,7 +258,7 @@ async def test_client_disconnect_cancels_the_run_and_the_thread_stays_usable(ser
     ):
         assert (await anext(events)).type == "started"
         await entered.wait()
-        run = service.app.extensions["agent"].runner.active[THREAD]
+        run = agent_service_of(service.app).runner.active[THREAD]
     # Leaving the block closed the connection.
     with pytest.raises(asyncio.CancelledError):
         # Only the disconnect can end it (the model never answers); the bound turns a hang
@@ -282,7 +283,7 @@ async def test_client_disconnect_stops_a_running_sql_query(settings):
         update={"sql_timeout": SLOW_SQL_TIMEOUT, "stream_resume_grace": 0.0}
     )
     async with running_service(patient, model=model) as svc:
-        database = svc.app.extensions["agent"].database
+        database = agent_service_of(svc.app).database
         async with open_stream(svc.http, json={"question": "q", "thread_id": THREAD}) as (
             _,
             events,
@@ -291,7 +292,7 @@ async def test_client_disconnect_stops_a_running_sql_query(settings):
                 if event.type == "progress" and event.data["node"] == "prepare_tool_input":
                     break
             assert await eventually(lambda: database.running_queries == 1)
-            run = svc.app.extensions["agent"].runner.active[THREAD]
+            run = agent_service_of(svc.app).runner.active[THREAD]
         with pytest.raises(asyncio.CancelledError):
             # Only the disconnect can end it before the query's own (far longer) timeout.
             await asyncio.wait_for(run.task, SLOW_SQL_TIMEOUT / 4)
