@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from quart import Quart, current_app
 
-from app.stream_runs import StreamRuns
-from app.thread_ids import ThreadIdClock
+from app.asking.thread_ids import ThreadIdClock
+from app.streaming.runs import StreamRuns
 from config import Settings
 from react_agent.service import AgentService
 

@@ -9,8 +9,8 @@ from quart import Quart, Response, g, jsonify, request
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
+from app.asking.validation import describe_validation_error
 from app.envelope import error_envelope
-from app.validation import describe_validation_error
 from config import resolve_lang
 from react_agent.errors import ServiceError
 

@@ -1,4 +1,4 @@
-"""Response models for the OpenAPI document (requests: app.validation.AskBody and route queries)."""
+"""Response models for the OpenAPI document (requests: app.asking.validation.AskBody, queries)."""
 
 from __future__ import annotations
 

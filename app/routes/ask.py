@@ -6,12 +6,12 @@ from quart import Blueprint, g, request
 from quart_schema import deprecate, document_request, document_response
 
 from app.app_state import agent_service
-from app.ask_request import accept, ask_response_headers
+from app.asking.accept import accept, ask_response_headers
+from app.asking.final_data import build_final_data
+from app.asking.validation import AskBody, read_json_object
 from app.envelope import success_envelope
-from app.final_data import build_final_data
 from app.openapi import document_errors
 from app.schemas import AskEnvelope
-from app.validation import AskBody, read_json_object
 
 blueprint = Blueprint("ask", __name__)
 

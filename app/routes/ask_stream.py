@@ -15,14 +15,14 @@ from quart_schema import (
 )
 
 from app.app_state import agent_service, app_settings, stream_runs
-from app.ask_request import accept, ask_response_headers
+from app.asking.accept import accept, ask_response_headers
+from app.asking.validation import AskBody, query_args_payload, read_json_object
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
-from app.stream_formats import StreamFormat, choose_stream_format
-from app.stream_ids import format_event_id, parse_event_id
-from app.stream_runs import FollowedRun, StreamRuns
-from app.validation import AskBody, query_args_payload, read_json_object
+from app.streaming.events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.streaming.formats import StreamFormat, choose_stream_format
+from app.streaming.ids import format_event_id, parse_event_id
+from app.streaming.runs import FollowedRun, StreamRuns
 from react_agent.errors import ServiceError
 from react_agent.runs.events import NodeFinished, RunEvent
 

@@ -9,16 +9,16 @@ from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
-from app.envelope import success_envelope
-from app.errors import request_lang
-from app.openapi import document_errors
-from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
-from app.validation import (
+from app.asking.validation import (
     MAX_USER_ID_CHARS,
     check_thread_id_format,
     check_thread_owner,
     check_user_id,
 )
+from app.envelope import success_envelope
+from app.errors import request_lang
+from app.openapi import document_errors
+from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
 from config import node_display
 from react_agent.conversations.history import read_conversation, visible_history
 from react_agent.conversations.questions import conversation_title, last_question

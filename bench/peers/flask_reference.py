@@ -31,11 +31,11 @@ import werkzeug.serving
 from flask import Flask, Response, request
 from langchain_openai import ChatOpenAI
 
-from app.sse import SSE_HEADERS, encode_sse_event
-from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
-from app.stream_ids import format_event_id
-from app.thread_ids import ThreadIdClock
-from app.validation import validate_ask_request
+from app.asking.thread_ids import ThreadIdClock
+from app.asking.validation import validate_ask_request
+from app.streaming.events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.streaming.ids import format_event_id
+from app.streaming.sse import SSE_HEADERS, encode_sse_event
 from config import Settings
 from react_agent.errors import ServiceError
 from react_agent.graph.llm import build_chat_model

@@ -28,7 +28,7 @@ is idle after start-up, after a warm-up (the baseline), every `--sample-every` s
 during the load, and after it, once FDs are back at the baseline or `--settle` seconds
 have passed, each time followed by one probe question on a fresh connection (which
 also prunes the LLM client's expired keep-alive connections, so the pool is alike in both
-samples). Finished runs stay resumable for two minutes (app/stream_runs.py), so RSS
+samples). Finished runs stay resumable for two minutes (app/streaming/runs.py), so RSS
 right after a load includes them; a leak shows as growth that does not level off.
 
 The report is a table on stdout and JSON at `--out` (default bench/soak_results.json):

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
-from app.stream_runs import FINISHED_RUN_TTL
+from app.streaming.runs import FINISHED_RUN_TTL
 from bench.soak.process_samples import ProcessSample
 from bench.soak.streams import LoadState, StreamRecord
 

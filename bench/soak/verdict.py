@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.stream_runs import FINISHED_RUN_TTL
+from app.streaming.runs import FINISHED_RUN_TTL
 
 
 def verdict(results: dict[str, Any], alive: bool) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from quart import g, request
 
 from app.app_state import thread_id_clock
-from app.validation import AskRequest, validate_ask_request
+from app.asking.validation import AskRequest, validate_ask_request
 from config import resolve_lang
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'

@@ -11,8 +11,8 @@ from urllib.parse import unquote_to_bytes
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from quart import Request
 
-from app.faults import raise_faults
-from app.thread_ids import ThreadIdClock
+from app.asking.faults import raise_faults
+from app.asking.thread_ids import ThreadIdClock
 from config import resolve_lang
 from react_agent.errors import ServiceError, bad_request
 

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.stream_events import StreamContext
-from app.stream_runs import StreamRuns
+from app.streaming.events import StreamContext
+from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
 from react_agent.runs.runner import Run, RunFailed
 

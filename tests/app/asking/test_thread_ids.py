@@ -7,7 +7,7 @@ import re
 import time
 from datetime import datetime
 
-from app.thread_ids import ThreadIdClock
+from app.asking.thread_ids import ThreadIdClock
 
 THREAD_ID = re.compile(r"^(?P<user>[^:]+):(?P<stamp>\d{14})(?P<ms>\d{3})$")
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.ndjson import (
+from app.streaming.ndjson import (
     NDJSON_HEADERS,
     NDJSON_MEDIA_TYPE,
     encode_ndjson_heartbeat,
     encode_ndjson_line,
 )
-from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
+from app.streaming.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
 
 
 class EventEncoder(Protocol):

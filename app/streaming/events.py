@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.asking.final_data import build_final_data
 from app.envelope import error_envelope, success_envelope
-from app.final_data import build_final_data
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, START

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from app.stream_events import StreamContext
+from app.streaming.events import StreamContext
 from react_agent.runs.run import Run
 
 FINISHED_RUN_TTL = 120.0

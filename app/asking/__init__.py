@@ -1,0 +1,1 @@
+"""An ask request from body to final data: validation, faults, ids, acceptance."""

@@ -1,0 +1,1 @@
+"""The stream: run events as numbered envelopes, framed as SSE or NDJSON, for followers."""
