@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from react_agent import AGENT_VERSION
+from react_agent.charts import build_chart
 from react_agent.runs.runner import RunResult
 from react_agent.timestamps import now_timestamp
 
@@ -30,5 +31,6 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
         data["sql"] = result.sql
     if result.records is not None:
         data["records"] = result.records
+    data["chart"] = build_chart(result.records)
     data["timestamp"] = now_timestamp()
     return data
