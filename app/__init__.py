@@ -10,7 +10,7 @@ from quart import Quart
 
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, health, page
+from app.routes import ask, ask_stream, conversations, exports, health, page
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
@@ -65,6 +65,7 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
+    app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
     register_error_handlers(app)

@@ -20,6 +20,7 @@ from react_agent.databases.postgres_pool import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.row_streams import RowStream, open_postgres_row_stream
 from react_agent.databases.sqlite import QueryFailed, TableInfo
 from react_agent.errors import ServiceError
 
@@ -196,6 +197,26 @@ class PostgresDatabase:
     async def aclose(self) -> None:
         """Close the pool."""
         await self.pool.close()
+
+    # --- Streaming read for exports (see react_agent.databases.row_streams) ---
+    @asynccontextmanager
+    async def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AsyncIterator[RowStream]:
+        """Run `sql` read-only through a server-side cursor; each FETCH gets `timeout` s.
+
+        Raises:
+            QueryFailed: The server refused or stopped the query.
+            ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
+
+        """
+        async with (
+            self._read_only(timeout) as connection,
+            open_postgres_row_stream(connection, sql, max_rows=max_rows) as stream,
+        ):
+            yield stream
+
+    # --- End of the streaming read ---
 
     @asynccontextmanager
     async def _read_only(

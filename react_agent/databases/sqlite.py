@@ -6,12 +6,15 @@ import asyncio
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
 from react_agent.errors import ServiceError
 from react_agent.sample_data import SAMPLE_DB_PATH
 
@@ -82,6 +85,12 @@ class SQLDatabase(Protocol):
 
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
+        ...
+
+    def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AbstractAsyncContextManager[RowStream]:
+        """Run one read-only query and read up to `max_rows` rows in batches (for exports)."""
         ...
 
     async def aclose(self) -> None:
@@ -257,6 +266,31 @@ class SQLiteDatabase:
     async def ping(self) -> None:
         """Open the file and read its schema."""
         await asyncio.to_thread(self._fetch_all, "SELECT count(*) FROM sqlite_master")
+
+    # --- Streaming read for exports (see react_agent.databases.row_streams) ---
+    @asynccontextmanager
+    async def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AsyncIterator[RowStream]:
+        """Run `sql` on a query connection; read up to `max_rows` rows, each batch in `timeout` s.
+
+        Raises:
+            QueryFailed: The query failed or a batch ran out of time.
+
+        """
+        try:
+            async with open_sqlite_row_stream(
+                self._connect_for_query, sql, max_rows=max_rows, timeout=timeout
+            ) as stream:
+                yield stream
+        except sqlite3.Error as exc:
+            if str(exc) == "interrupted":
+                raise QueryFailed(
+                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+                ) from exc
+            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+
+    # --- End of the streaming read ---
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
