@@ -148,7 +148,7 @@ function showResult(data) {
     const ok = sqls.filter((entry) => entry.status === "ok" && entry.result_id);
     showRecordsCsv(threadId, ok.at(-1)?.result_id);
   }
-  if (threadId && data.records && (!sqls || tools.size === 0)) {
+  if (threadId && (!sqls || (sqls.length && tools.size === 0))) {
     showToolsFromConversation(threadId, tools.size === 0).catch(() => {});
   }
   refreshHistory();

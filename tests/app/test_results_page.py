@@ -224,6 +224,8 @@ async def test_page_shows_each_tool_call_as_it_runs_with_refusals_marked(
             await expect(items.nth(1).get_by_test_id("tool-sql")).to_contain_text("\nFROM stores")
             preview = items.nth(1).get_by_test_id("tool-preview")
             await expect(preview.locator("tbody tr")).to_have_count(7)
+            await expect(items.nth(0)).to_have_attribute("open", "")  # failures unfold
+            await items.nth(1).locator("summary").click()
             await expect(items.nth(1).get_by_test_id("csv-download")).to_be_visible()
             await expect(page.hook("answer")).to_be_empty()
         finally:
