@@ -162,3 +162,32 @@ async def test_csv_export_goes_through_the_sql_guard_again(settings: Settings) -
     assert response.status_code == 403
     assert response.json()["data"]["error_type"] == "EXPORT_REFUSED"
     assert "not in the allowed list" in response.json()["data"]["error"]
+
+
+async def test_an_abandoned_download_gives_its_connection_back(
+    settings: Settings, postgres_database: str
+) -> None:
+    load_into_postgres(postgres_database)
+    big_sql = "SELECT o.order_id, p.order_id AS other FROM orders o CROSS JOIN orders p"
+    model = ScriptedChatModel()
+    narrow = settings.model_copy(
+        update={"data_database_url": postgres_database, "postgres_pool_max_size": 2}
+    )
+    async with running_service(narrow, model=model) as service:
+        model.replies = [call_tool("run_sql", sql=big_sql), answer("很多行")]
+        status, body = await service.ask(question="所有组合", user_id="sun")
+        assert status == 200, body
+        thread_id = body["data"]["conversation_id"]
+        (result_id,) = await result_ids(service, thread_id)
+        url = EXPORT.format(thread_id, result_id)
+        # More abandoned downloads than the pool has connections: a kept one would make
+        # the last request wait for a connection and fail with 503.
+        for _ in range(3):
+            async with service.http.stream("GET", url, params={"user_id": "sun"}) as response:
+                assert response.status_code == 200
+                first = await anext(response.aiter_bytes())
+                assert first.startswith("\ufeff".encode())
+        complete = await service.http.get(url, params={"user_id": "sun"})
+
+    assert complete.status_code == 200
+    assert complete.text.count("\n") == 1 + settings.export_row_limit
