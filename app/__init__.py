@@ -11,7 +11,7 @@ from quart import Quart
 from app.app_state import install_app_state, set_agent_service
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, health, page
+from app.routes import ask, ask_stream, conversations, exports, health, page
 from config import Settings
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
@@ -63,6 +63,7 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
+    app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
     register_error_handlers(app)

@@ -82,9 +82,15 @@ def ndjson_line_schema(envelope: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+SWAGGER_UI_ASSETS = "/static/vendor/swagger-ui"
+"""Swagger UI's script and style, vendored (see app/static/vendor/README.md): no CDN."""
+
+
 def install_openapi(app: Quart) -> None:
-    """Serve /openapi.json and /docs; keep the app's own JSON settings."""
+    """Serve /openapi.json and /docs (with local Swagger UI assets); keep the JSON settings."""
     ensure_ascii, sort_keys = app.json.ensure_ascii, app.json.sort_keys  # type: ignore[attr-defined]
+    app.config["QUART_SCHEMA_SWAGGER_JS_URL"] = f"{SWAGGER_UI_ASSETS}/swagger-ui-bundle.js"
+    app.config["QUART_SCHEMA_SWAGGER_CSS_URL"] = f"{SWAGGER_UI_ASSETS}/swagger-ui.css"
     QuartSchema(
         app,
         info=OPENAPI_INFO,

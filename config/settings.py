@@ -88,6 +88,12 @@ class Settings(BaseSettings):
         default=20, ge=1, description="Rows of a result shown to the model."
     )
     sql_timeout: float = Field(default=15.0, gt=0, description="Seconds per SQL query.")
+    export_row_limit: int = Field(
+        default=100_000,
+        ge=1,
+        description="Most rows a CSV export of a query result holds (read in batches, "
+        "each within SQL_TIMEOUT).",
+    )
     sql_allowed_tables: str = Field(
         default="all",
         description=(

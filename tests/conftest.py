@@ -12,6 +12,7 @@ from tests.support.postgres import (  # noqa: F401
     postgres_url,
     restartable_postgres,
 )
+from tests.support.sample_databases import sample_database  # noqa: F401
 
 SAMPLE_QUESTION = "每个地区的销售额是多少"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from react_agent import AGENT_VERSION
+from react_agent.results.charts import asks_for_share, build_chart
 from react_agent.runs.events import RunResult
 from react_agent.timestamps import now_timestamp
 
@@ -47,6 +48,6 @@ def build_final_data(
     if result.records is not None:
         data["records"] = result.records
     data["sqls"] = result.sqls
-    data["chart"] = None  # the chart builder fills this in
+    data["chart"] = build_chart(result.records, share_hint=asks_for_share(result.question))
     data["timestamp"] = now_timestamp()
     return data

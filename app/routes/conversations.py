@@ -9,12 +9,8 @@ from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
-from app.asking.validation import (
-    MAX_USER_ID_CHARS,
-    check_thread_id_format,
-    check_thread_owner,
-    check_user_id,
-)
+from app.asking.thread_access import ThreadQuery, owned_thread
+from app.asking.validation import check_user_id
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -47,19 +43,6 @@ class ConversationListQuery(BaseModel):
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
 
 
-class ThreadQuery(BaseModel):
-    """Query of the endpoints that name a thread: whose it is."""
-
-    # Its length is checked by check_user_id, with the ask endpoints' own error code.
-    user_id: str | None = Field(
-        default=None,
-        description="The thread's owner (at most 50 characters); when absent, the part of "
-        "the thread id before ':'.",
-        json_schema_extra={"maxLength": MAX_USER_ID_CHARS},
-    )
-    lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
-
-
 class ConversationQuery(ThreadQuery):
     """Query of one conversation."""
 
@@ -71,21 +54,6 @@ class UserConversationQuery(BaseModel):
 
     include_tools: bool = Field(default=False, description="Also list tool calls and results.")
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
-
-
-def owned_thread(thread_id: str, user_id: str | None) -> str:
-    """Return the owner of `thread_id`, checked against `user_id` when one is given.
-
-    As on the ask endpoints, an absent user is the part of the thread id before ':'.
-    """
-    g.conversation_id = thread_id
-    given = (user_id or "").strip() or None
-    if given is not None:
-        check_user_id(given)
-    owner = check_thread_id_format(thread_id)
-    user_id = given or owner
-    check_thread_owner(thread_id, user_id)
-    return user_id
 
 
 def conversation_runner() -> AgentRunner:

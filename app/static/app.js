@@ -1,5 +1,19 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
 
+import { clearChart, drawChart } from "./chart.js";
+import {
+  fetchConversation,
+  fetchConversations,
+  showConversationList,
+  showTurns,
+  showTurnTools,
+  splitTurns,
+} from "./history.js";
+import { t } from "./i18n.js";
+import { csvLink, fillTable, rowsNote } from "./records.js";
+import { hideError, setProgress, setStatus, showError, ui } from "./page_ui.js";
+import { ToolList } from "./tool_items.js";
+
 const STREAM_URL = "api/v0/ask_react_agent_stream";
 // A run with one query sends about ten progress events (__start__ … __end__); the bar estimates
 // from that and never claims more than PROGRESS_CAP until `completed` arrives.
@@ -8,108 +22,10 @@ const PROGRESS_CAP = 95;
 // The browser reconnects by itself and the server resumes from Last-Event-ID; give up after this.
 const MAX_RECONNECTS = 3;
 
-const TEXT = {
-  "zh-CN": {
-    title: "数据问答",
-    language: "语言",
-    questionLabel: "问题",
-    questionPlaceholder: "例如：每个地区有多少家门店？",
-    userIdLabel: "用户 ID（可选）",
-    userIdPlaceholder: "guest",
-    submit: "提交",
-    stop: "停止",
-    newConversation: "新对话",
-    hint: "Ctrl+Enter 提交",
-    conversationLabel: "当前对话：",
-    noConversation: "（新对话）",
-    progressHeading: "进度",
-    answerHeading: "回答",
-    sqlHeading: "执行的 SQL",
-    recordsHeading: "查询结果",
-    asked: "问题：",
-    questionRequired: "请输入问题。",
-    connecting: "正在连接…",
-    running: "处理中… 已完成 {n} 步",
-    reconnecting: "连接中断，正在重连…",
-    connectionLost: "连接中断：服务没有发来结束事件，请重试。",
-    done: "已完成",
-    failed: "出错了",
-    stopped: "已停止",
-    rowsAll: "共 {total} 行",
-    rowsLimited: "显示 {shown} 行，共 {total} 行",
-    errorDetail: "详情",
-    canRetry: "可以稍后重试。",
-    badEvent: "收到无法解析的事件：{data}",
-    unknownError: "未知错误",
-  },
-  "en-US": {
-    title: "Ask your data",
-    language: "Language",
-    questionLabel: "Question",
-    questionPlaceholder: "e.g. How many stores does each region have?",
-    userIdLabel: "User ID (optional)",
-    userIdPlaceholder: "guest",
-    submit: "Ask",
-    stop: "Stop",
-    newConversation: "New conversation",
-    hint: "Ctrl+Enter to ask",
-    conversationLabel: "Conversation: ",
-    noConversation: "(new conversation)",
-    progressHeading: "Progress",
-    answerHeading: "Answer",
-    sqlHeading: "SQL executed",
-    recordsHeading: "Results",
-    asked: "Question: ",
-    questionRequired: "Please type a question.",
-    connecting: "Connecting…",
-    running: "Working… {n} steps done",
-    reconnecting: "Connection interrupted, reconnecting…",
-    connectionLost: "Connection lost: the service did not finish the stream. Please try again.",
-    done: "Done",
-    failed: "Failed",
-    stopped: "Stopped",
-    rowsAll: "{total} rows",
-    rowsLimited: "Showing {shown} of {total} rows",
-    errorDetail: "Details",
-    canRetry: "You can try again later.",
-    badEvent: "Received an event that could not be read: {data}",
-    unknownError: "Unknown error",
-  },
-};
-
-const byId = (id) => document.getElementById(id);
-const ui = {
-  form: byId("ask-form"),
-  question: byId("question"),
-  userId: byId("user-id"),
-  lang: byId("lang"),
-  submit: byId("submit"),
-  stop: byId("stop"),
-  newConversation: byId("new-conversation"),
-  conversationId: byId("conversation-id"),
-  noConversation: byId("no-conversation"),
-  errorBox: byId("error-box"),
-  progressSection: byId("progress-section"),
-  progressBar: byId("progress-bar"),
-  status: byId("status"),
-  steps: byId("steps"),
-  resultSection: byId("result-section"),
-  asked: byId("asked"),
-  answer: byId("answer"),
-  sqlBlock: byId("sql-block"),
-  sql: byId("sql"),
-  recordsBlock: byId("records-block"),
-  recordsNote: byId("records-note"),
-  table: byId("results-table"),
-};
+const tools = new ToolList(document.getElementById("tool-list"));
 
 let conversationId = "";
 let current = null; // the run being followed: {es, settled, ended, reconnects}
-
-function t(key, params = {}) {
-  const text = TEXT[ui.lang.value]?.[key] ?? TEXT["zh-CN"][key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ""));
-}
 
 function applyLanguage() {
   document.documentElement.lang = ui.lang.value;
@@ -136,52 +52,6 @@ function setRunning(running) {
   ui.form.setAttribute("aria-busy", String(running));
 }
 
-function setProgress(percent) {
-  const value = Math.max(0, Math.min(100, Math.round(percent)));
-  ui.progressBar.style.width = `${value}%`;
-  ui.progressBar.setAttribute("aria-valuenow", String(value));
-}
-
-function setStatus(text) {
-  ui.status.textContent = text;
-}
-
-function hideError() {
-  ui.errorBox.hidden = true;
-  ui.errorBox.replaceChildren();
-}
-
-function showError(message, { errorType = "", detail = "", canRetry = false } = {}) {
-  const title = document.createElement("strong");
-  title.className = "error-message";
-  title.textContent = message;
-  const parts = [title];
-  if (errorType) {
-    const code = document.createElement("code");
-    code.className = "error-type";
-    code.dataset.testid = "error-type";
-    code.textContent = errorType;
-    parts.push(" ", code);
-  }
-  if (canRetry) {
-    const retry = document.createElement("span");
-    retry.className = "error-retry";
-    retry.textContent = ` ${t("canRetry")}`;
-    parts.push(retry);
-  }
-  if (detail && detail !== message) {
-    const details = document.createElement("details");
-    const summary = document.createElement("summary");
-    summary.textContent = t("errorDetail");
-    const text = document.createElement("p");
-    text.textContent = detail;
-    details.append(summary, text);
-    parts.push(details);
-  }
-  ui.errorBox.replaceChildren(...parts);
-  ui.errorBox.hidden = false;
-}
-
 function resetRun(question) {
   hideError();
   ui.steps.replaceChildren();
@@ -198,6 +68,10 @@ function resetRun(question) {
   ui.table.tHead.replaceChildren();
   ui.table.tBodies[0].replaceChildren();
   ui.recordsNote.textContent = "";
+  ui.recordsCsv.replaceChildren();
+  tools.clear();
+  ui.toolsBlock.hidden = true;
+  clearChart(ui.chartBlock);
 }
 
 function addStep(data) {
@@ -227,44 +101,32 @@ function addStep(data) {
   setStatus(t("running", { n: count }));
 }
 
-function formatCell(value) {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
-}
-
 function showRecords(records) {
   const columns = Array.isArray(records?.columns) ? records.columns : [];
   const rows = Array.isArray(records?.rows) ? records.rows : [];
   if (!columns.length) return;
-  const headRow = document.createElement("tr");
-  for (const column of columns) {
-    const th = document.createElement("th");
-    th.scope = "col";
-    th.textContent = column;
-    headRow.append(th);
-  }
-  ui.table.tHead.replaceChildren(headRow);
-  const body = ui.table.tBodies[0];
-  body.replaceChildren(
-    ...rows.map((row) => {
-      const tr = document.createElement("tr");
-      columns.forEach((column, index) => {
-        const td = document.createElement("td");
-        const value = Array.isArray(row) ? row[index] : row?.[column];
-        td.textContent = formatCell(value);
-        if (value === null || value === undefined) td.className = "null";
-        else if (typeof value === "number") td.className = "number";
-        tr.append(td);
-      });
-      return tr;
-    }),
-  );
+  fillTable(ui.table, columns, rows);
   const total = records.total_row_count ?? rows.length;
-  ui.recordsNote.textContent = records.is_limited
-    ? t("rowsLimited", { shown: rows.length, total })
-    : t("rowsAll", { total });
+  ui.recordsNote.textContent = rowsNote(rows.length, total, records.is_limited);
   ui.recordsBlock.hidden = false;
+}
+
+function showRecordsCsv(threadId, resultId) {
+  ui.recordsCsv.replaceChildren(...(threadId && resultId ? [csvLink(threadId, resultId)] : []));
+}
+
+// Without tool events or `sqls` (an older server), the tool items and the result id of the
+// answer's records are read back from the conversation, whose run_sql results name their ids.
+async function showToolsFromConversation(threadId, showItems) {
+  const conversation = await fetchConversation(threadId, ui.lang.value);
+  const turn = splitTurns(conversation.messages).at(-1);
+  if (!turn) return;
+  if (showItems && turn.tools.length) {
+    showTurnTools(tools, turn.tools, threadId);
+    ui.toolsBlock.hidden = false;
+  }
+  const results = turn.tools.map((entry) => entry.result).filter((r) => r?.result_id);
+  showRecordsCsv(threadId, results.at(-1)?.result_id);
 }
 
 function showResult(data) {
@@ -279,6 +141,17 @@ function showResult(data) {
   setProgress(100);
   setStatus(t("done"));
   if (data.conversation_id) setConversation(data.conversation_id);
+  drawChart(ui.chartBlock, ui.chart, data.chart);
+  const sqls = Array.isArray(data.sqls) ? data.sqls : null;
+  const threadId = data.conversation_id ?? conversationId;
+  if (sqls) {
+    const ok = sqls.filter((entry) => entry.status === "ok" && entry.result_id);
+    showRecordsCsv(threadId, ok.at(-1)?.result_id);
+  }
+  if (threadId && (!sqls || (sqls.length && tools.size === 0))) {
+    showToolsFromConversation(threadId, tools.size === 0).catch(() => {});
+  }
+  refreshHistory();
 }
 
 function showEnvelopeError(envelope) {
@@ -323,6 +196,14 @@ function onStreamMessage(run, event) {
       break;
     case "progress":
       addStep(data);
+      break;
+    case "tool_call":
+      tools.addCall(data);
+      ui.toolsBlock.hidden = false;
+      break;
+    case "tool_result":
+      tools.addResult(data, data.thread_id ?? conversationId);
+      ui.toolsBlock.hidden = false;
       break;
     case "token":
       ui.resultSection.hidden = false;
@@ -370,7 +251,7 @@ function ask(event) {
   const userId = ui.userId.value.trim();
   // A conversation belongs to one user; another user id starts a new conversation.
   if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
-  const params = new URLSearchParams({ question, lang: ui.lang.value });
+  const params = new URLSearchParams({ question, lang: ui.lang.value, stream_tools: "true" });
   if (userId) params.set("user_id", userId);
   if (conversationId) params.set("thread_id", conversationId);
   resetRun(question);
@@ -396,7 +277,40 @@ function startNewConversation() {
   hideError();
   ui.progressSection.hidden = true;
   ui.resultSection.hidden = true;
+  ui.turnsSection.hidden = true;
   ui.question.focus();
+  refreshHistory();
+}
+
+function historyUser() {
+  return ui.userId.value.trim() || "guest";
+}
+
+async function refreshHistory() {
+  try {
+    const conversations = await fetchConversations(historyUser(), ui.lang.value);
+    showConversationList(ui.historyList, conversations, conversationId, openConversation);
+    ui.historyNote.hidden = true;
+  } catch (error) {
+    ui.historyNote.textContent = t("historyFailed", { message: error.message });
+    ui.historyNote.hidden = false;
+  }
+}
+
+async function openConversation(threadId) {
+  if (current) return;
+  hideError();
+  try {
+    const conversation = await fetchConversation(threadId, ui.lang.value);
+    setConversation(threadId);
+    ui.progressSection.hidden = true;
+    ui.resultSection.hidden = true;
+    showTurns(ui.turns, splitTurns(conversation.messages), threadId);
+    ui.turnsSection.hidden = false;
+    refreshHistory();
+  } catch (error) {
+    showError(error.message);
+  }
 }
 
 ui.form.addEventListener("submit", ask);
@@ -409,7 +323,10 @@ ui.question.addEventListener("keydown", (event) => {
 ui.userId.addEventListener("change", () => {
   const userId = ui.userId.value.trim();
   if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
+  refreshHistory();
 });
+ui.historyRefresh.addEventListener("click", refreshHistory);
 
 applyLanguage();
 setConversation("");
+refreshHistory();

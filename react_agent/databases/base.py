@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
 from react_agent.databases.records import QueryResult
+from react_agent.databases.row_streams import RowStream
 
 
 class QueryFailed(Exception):
@@ -45,6 +47,12 @@ class SQLDatabase(Protocol):
 
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
+        ...
+
+    def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AbstractAsyncContextManager[RowStream]:
+        """Run one read-only query and read up to `max_rows` rows in batches (for exports)."""
         ...
 
     async def aclose(self) -> None:

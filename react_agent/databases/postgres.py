@@ -21,6 +21,7 @@ from react_agent.databases.postgres_pool import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.row_streams import RowStream, open_postgres_row_stream
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -192,6 +193,23 @@ class PostgresDatabase:
             raise unavailable(
                 "DATABASE_UNAVAILABLE", "PostgreSQL data database", self.pool.conninfo, problem
             )
+
+    @asynccontextmanager
+    async def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AsyncIterator[RowStream]:
+        """Run `sql` read-only through a server-side cursor; each FETCH gets `timeout` s.
+
+        Raises:
+            QueryFailed: The server refused or stopped the query.
+            ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
+
+        """
+        async with (
+            self._read_only(timeout) as connection,
+            open_postgres_row_stream(connection, sql, max_rows=max_rows) as stream,
+        ):
+            yield stream
 
     async def aclose(self) -> None:
         """Close the pool."""

@@ -6,11 +6,14 @@ import asyncio
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from react_agent.databases.base import QueryFailed, TableInfo
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
 from react_agent.errors import ServiceError
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:
@@ -174,6 +177,28 @@ class SQLiteDatabase:
     async def ping(self) -> None:
         """Open the file and read its schema."""
         await asyncio.to_thread(self._fetch_all, "SELECT count(*) FROM sqlite_master")
+
+    @asynccontextmanager
+    async def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AsyncIterator[RowStream]:
+        """Run `sql` on a query connection; read up to `max_rows` rows, each batch in `timeout` s.
+
+        Raises:
+            QueryFailed: The query failed or a batch ran out of time.
+
+        """
+        try:
+            async with open_sqlite_row_stream(
+                self._connect_for_query, sql, max_rows=max_rows, timeout=timeout
+            ) as stream:
+                yield stream
+        except sqlite3.Error as exc:
+            if str(exc) == "interrupted":
+                raise QueryFailed(
+                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+                ) from exc
+            raise QueryFailed(_describe_sqlite_error(exc)) from exc
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""

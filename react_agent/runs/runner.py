@@ -184,7 +184,8 @@ class AgentRunner:
                     token = _answer_token(chunk)
                     if token:
                         run.append(TokenStreamed(token))
-        return replace(tally.result(run.thread_id, path), sqls=work.sqls, usage=work.usage())
+        result = tally.result(run.thread_id, path)
+        return replace(result, sqls=work.sqls, usage=work.usage(), question=question)
 
 
 def _tool_names(update: Any) -> list[str]:

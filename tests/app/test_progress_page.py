@@ -240,7 +240,11 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
         await expect(page.hook("conversation-id")).to_have_text(re.compile(r"^guest:\d{17}$"))
         await page.assert_streams_closed()
         assert len(page.stream_urls) == 1
-        assert page.stream_query(0) == {"question": QUESTION, "lang": "zh-CN"}
+        assert page.stream_query(0) == {
+            "question": QUESTION,
+            "lang": "zh-CN",
+            "stream_tools": "true",
+        }
         assert page.page_errors == []
         await page.page.screenshot(path=str(SCREENSHOT), full_page=True, animations="disabled")
 

@@ -1,0 +1,50 @@
+"""CSV export: the full result of an earlier query of a conversation, as a download."""
+
+from __future__ import annotations
+
+import re
+
+from quart import Blueprint, Response, g
+from quart_schema import validate_querystring
+
+from app.app_state import agent_service
+from app.asking.thread_access import ThreadQuery, owned_thread
+from app.errors import request_lang
+from app.openapi import document_errors
+from react_agent.results.exports import recorded_sql, start_csv_export
+
+blueprint = Blueprint("exports", __name__)
+
+
+@blueprint.get("/api/v0/react/conversations/<thread_id>/results/<result_id>.csv")
+@validate_querystring(ThreadQuery)
+@document_errors(400, 403, 404, 500, 503)
+async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQuery) -> Response:
+    """Download a query result of the conversation as CSV (UTF-8 with BOM, for Excel).
+
+    The query that made `result_id` runs again, read-only and through the SQL guard, and
+    its rows (up to EXPORT_ROW_LIMIT) stream out as they are read.
+    """
+    g.lang = request_lang()
+    owned_thread(thread_id, query_args.user_id)
+    service = agent_service()
+    runner = service.require_runner()
+    sql = await recorded_sql(runner, thread_id, result_id)
+    settings = service.settings
+    chunks = await start_csv_export(
+        service.database,
+        sql,
+        allowed_tables=settings.allowed_tables,
+        max_rows=settings.export_row_limit,
+        timeout=settings.sql_timeout,
+    )
+    response = Response(chunks, status=200, content_type="text/csv; charset=utf-8")
+    response.headers["Content-Disposition"] = f'attachment; filename="{download_name(result_id)}"'
+    response.headers["X-Export-Row-Limit"] = str(settings.export_row_limit)
+    response.timeout = None  # a large export may take longer than Quart's response timeout
+    return response
+
+
+def download_name(result_id: str) -> str:
+    """Return the file name of a result's CSV: `result-<id>.csv`, with only safe characters."""
+    return "result-" + (re.sub(r"[^A-Za-z0-9_-]", "_", result_id)[:80] or "export") + ".csv"

@@ -1,0 +1,154 @@
+// Earlier conversations: the sidebar list, and a conversation's turns read back from the service.
+
+import { t } from "./i18n.js";
+import { ToolList } from "./tool_items.js";
+
+const LIST_URL = (userId) => `api/v0/react/users/${encodeURIComponent(userId)}/conversations`;
+const DETAIL_URL = (threadId) => `api/v0/react/conversations/${encodeURIComponent(threadId)}`;
+// Both vocabularies of the detail endpoint's `role`: user/assistant and human/ai.
+const ROLES = { user: "user", human: "user", assistant: "ai", ai: "ai", tool: "tool" };
+
+async function getData(url, params) {
+  const response = await fetch(`${url}?${new URLSearchParams(params)}`);
+  const envelope = await response.json().catch(() => null);
+  if (!response.ok || !envelope?.success) {
+    throw new Error(envelope?.message || `HTTP ${response.status}`);
+  }
+  return envelope.data;
+}
+
+/** Return a user's conversations, newest first. */
+export async function fetchConversations(userId, lang) {
+  const data = await getData(LIST_URL(userId), { limit: "50", lang });
+  return data.conversations ?? [];
+}
+
+/** Return one conversation with its tool traffic. */
+export async function fetchConversation(threadId, lang) {
+  const userId = threadId.split(":")[0];
+  return getData(DETAIL_URL(threadId), { user_id: userId, include_tools: "true", lang });
+}
+
+/** Return what the run_sql/check_sql text of a tool message says: outcome, id, preview. */
+function toolResultFromMessage(message) {
+  const content = String(message.content ?? "");
+  const lines = content.split("\n");
+  const refused = content.startsWith("Error: query refused");
+  const failed = message.status === "error" || content.startsWith("Error:");
+  const result = { tool_name: message.tool_name, status: refused ? "refused" : "ok" };
+  if (failed && !refused) result.status = "error";
+  if (result.status !== "ok") result.error = content.replace(/^Error:\s*/, "");
+  const idLine = lines[0].match(/^result_id: (\S+)$/);
+  if (idLine) result.result_id = idLine[1];
+  const countLine = lines.find((line) => /^\d+ row\(s\)/.test(line));
+  if (countLine) result.row_count = Number(countLine.match(/^(\d+)/)[1]);
+  const rows = [];
+  for (const line of lines) {
+    if (!line.startsWith("{")) continue;
+    try {
+      rows.push(JSON.parse(line));
+    } catch {
+      // not a preview row
+    }
+  }
+  if (rows.length) {
+    result.columns = Object.keys(rows[0]);
+    result.rows = rows;
+  }
+  return result;
+}
+
+/** Split a conversation's messages into turns: question, tool calls with results, answer. */
+export function splitTurns(messages) {
+  const turns = [];
+  let turn = null;
+  let pending = [];
+  for (const message of messages ?? []) {
+    const role = ROLES[message.role] ?? message.role;
+    if (role === "user") {
+      turn = { question: message.content ?? "", answer: "", tools: [] };
+      pending = [];
+      turns.push(turn);
+    } else if (!turn) {
+      continue;
+    } else if (role === "ai") {
+      for (const call of message.tool_calls ?? []) {
+        const entry = { call: { tool_name: call.name, args: call.args ?? {} }, result: null };
+        turn.tools.push(entry);
+        pending.push(entry);
+      }
+      if (message.content) turn.answer = message.content;
+    } else if (role === "tool") {
+      const index = pending.findIndex((entry) => entry.call.tool_name === message.tool_name);
+      const entry = index >= 0 ? pending.splice(index, 1)[0] : null;
+      if (entry) entry.result = toolResultFromMessage(message);
+    }
+  }
+  return turns;
+}
+
+/** Fill `list` (ToolList) with a turn's tool calls and their results. */
+export function showTurnTools(list, tools, threadId) {
+  tools.forEach((entry, index) => {
+    const id = `turn-tool-${index}`;
+    list.addCall({ tool_call_id: id, ...entry.call });
+    if (entry.result) list.addResult({ tool_call_id: id, ...entry.result }, threadId);
+  });
+}
+
+/** Show earlier turns of a conversation in `container`. */
+export function showTurns(container, turns, threadId) {
+  container.replaceChildren(
+    ...turns.map((turn) => {
+      const item = document.createElement("article");
+      item.className = "turn";
+      item.dataset.testid = "turn";
+      const question = document.createElement("p");
+      question.className = "turn-question";
+      question.dataset.testid = "turn-question";
+      question.textContent = turn.question;
+      const tools = document.createElement("div");
+      tools.className = "tool-list";
+      showTurnTools(new ToolList(tools), turn.tools, threadId);
+      const answer = document.createElement("div");
+      answer.className = "answer";
+      answer.dataset.testid = "turn-answer";
+      answer.textContent = turn.answer;
+      item.append(question, tools, answer);
+      return item;
+    }),
+  );
+  container.hidden = turns.length === 0;
+}
+
+/** Show the conversations in the sidebar; clicking one calls `open(threadId)`. */
+export function showConversationList(list, conversations, activeId, open) {
+  if (!conversations.length) {
+    const empty = document.createElement("li");
+    empty.className = "note";
+    empty.textContent = t("noHistory");
+    list.replaceChildren(empty);
+    return;
+  }
+  list.replaceChildren(
+    ...conversations.map((conversation) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "conversation-item";
+      button.dataset.testid = "conversation-item";
+      button.dataset.threadId = conversation.thread_id;
+      if (conversation.thread_id === activeId) button.setAttribute("aria-current", "true");
+      const title = document.createElement("span");
+      title.className = "conversation-title";
+      title.textContent = conversation.title || conversation.thread_id;
+      const when = document.createElement("span");
+      when.className = "note";
+      when.textContent = (conversation.updated_at ?? "").replace("T", " ").slice(0, 16);
+      button.append(title, when);
+      button.addEventListener("click", () => open(conversation.thread_id));
+      item.append(button);
+      return item;
+    }),
+  );
+}

@@ -1,0 +1,84 @@
+// A run's tool calls as collapsible items: the SQL, the outcome, a preview table, a CSV link.
+
+import { t } from "./i18n.js";
+import { csvLink, newTable, rowsNote } from "./records.js";
+import { formatSql } from "./sql_format.js";
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The tool items of one run (or one earlier turn), keyed by tool call id. */
+export class ToolList {
+  constructor(list) {
+    this.list = list;
+    this.items = new Map();
+  }
+
+  get size() {
+    return this.items.size;
+  }
+
+  clear() {
+    this.list.replaceChildren();
+    this.items.clear();
+  }
+
+  /** Add the item of a `tool_call` event: {tool_call_id, tool_name, args, sql}. */
+  addCall(call) {
+    const item = element("details", "tool-item pending");
+    item.dataset.testid = "tool-item";
+    item.dataset.tool = call.tool_name ?? "";
+    item.dataset.status = "pending";
+    const summary = element("summary");
+    const status = element("span", "tool-status", t("toolPending"));
+    status.dataset.testid = "tool-status";
+    summary.append(element("code", "tool-name", call.tool_name ?? ""), " ", status);
+    const body = element("div", "tool-body");
+    const sql = call.sql ?? call.args?.sql;
+    if (sql) {
+      const pre = element("pre", "sql", formatSql(sql));
+      pre.dataset.testid = "tool-sql";
+      body.append(pre);
+    } else if (call.args && Object.keys(call.args).length) {
+      body.append(element("pre", "tool-args", JSON.stringify(call.args)));
+    }
+    item.append(summary, body);
+    this.list.append(item);
+    this.list.hidden = false;
+    const entry = { item, status, body };
+    this.items.set(call.tool_call_id ?? `item-${this.items.size}`, entry);
+    return entry;
+  }
+
+  /** Complete an item with a `tool_result` event; `threadId` makes its CSV link. */
+  addResult(result, threadId) {
+    const id = result.tool_call_id ?? `item-${this.items.size}`;
+    const entry = this.items.get(id) ?? this.addCall({ tool_call_id: id, ...result });
+    const outcome = result.status ?? "ok";
+    entry.item.dataset.status = outcome;
+    entry.item.classList.remove("pending");
+    entry.item.classList.add(outcome);
+    let text = t("toolOk", { rows: result.row_count ?? 0 });
+    if (outcome === "refused") text = t("toolRefused");
+    else if (outcome !== "ok") text = t("toolError");
+    else if (result.row_count === undefined || result.row_count === null) text = "OK";
+    if (result.duration_ms !== undefined) text += ` · ${t("toolMs", { ms: result.duration_ms })}`;
+    entry.status.textContent = text;
+    if (result.error) entry.body.append(element("p", "tool-error", result.error));
+    const columns = Array.isArray(result.columns) ? result.columns : [];
+    const rows = Array.isArray(result.rows) ? result.rows : [];
+    if (columns.length) {
+      entry.body.append(newTable(columns, rows, "tool-preview"));
+      const total = result.row_count ?? rows.length;
+      entry.body.append(element("p", "note", rowsNote(rows.length, total, rows.length < total)));
+    }
+    if (outcome === "ok" && result.result_id && threadId) {
+      entry.body.append(csvLink(threadId, result.result_id));
+    }
+    if (outcome !== "ok") entry.item.open = true;
+  }
+}
