@@ -4,7 +4,7 @@ from react_agent.results.exports import csv_cell, csv_lines
 
 
 def test_text_that_starts_like_a_formula_is_shown_not_run():
-    assert csv_cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
+    assert csv_cell('=HYPERLINK("http://x")') == '\'=HYPERLINK("http://x")'
     assert csv_cell("+1") == "'+1"
     assert csv_cell("-2") == "'-2"
     assert csv_cell("@SUM(A1)") == "'@SUM(A1)"
