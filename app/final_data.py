@@ -24,6 +24,7 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
             "sql_execution_count": result.sql_execution_count,
             "sql_refusal_count": result.sql_refusal_count,
             "agent_version": AGENT_VERSION,
+            "examples_used": result.examples_used,
         },
     }
     if result.sql is not None:

@@ -44,6 +44,7 @@ class RunResult:
     total_messages: int
     conversation_rounds: int
     sql_refusal_count: int = 0
+    examples_used: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,7 @@ class ResultTally:
             records=values.get("records"),
             sql_execution_count=int(values.get("sql_execution_count") or 0),
             sql_refusal_count=int(values.get("sql_refusal_count") or 0),
+            examples_used=list(values.get("examples_used") or []),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )
