@@ -10,7 +10,7 @@ from quart import Quart
 
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, health, page
+from app.routes import ask, ask_stream, conversations, feedback, health, page, training_data
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
@@ -67,6 +67,8 @@ def create_app(
     app.register_blueprint(conversations.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
+    app.register_blueprint(feedback.blueprint)
+    app.register_blueprint(training_data.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app
