@@ -51,6 +51,9 @@ class AgentMeta(_Open):
     total_messages: int
     sql_execution_count: int
     agent_version: str
+    examples_used: list[str] = Field(
+        default_factory=list, description="Ids of the stored examples and notes the model saw."
+    )
 
 
 class FinalData(_Open):
