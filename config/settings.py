@@ -134,8 +134,8 @@ class Settings(BaseSettings):
     )
     embedding_model: str | None = Field(
         default=None,
-        description="Embedding model on the same OpenAI-compatible server; reserved, not "
-        "used yet (retrieval is lexical).",
+        description="Embedding model on the same OpenAI-compatible server; when set, examples "
+        "are also found by vector similarity, fused with the lexical rank.",
     )
 
     # --- HTTP ---

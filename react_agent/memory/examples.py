@@ -31,6 +31,8 @@ class MemoryItem:
     created_at: str = ""
     updated_at: str = ""
     source_feedback_id: int | None = None
+    embedding: str | None = None
+    """JSON list of floats, when an embedding model is configured (see vectors.py)."""
 
     def as_record(self) -> dict[str, Any]:
         """Return the item as the training-data endpoints show it."""
@@ -95,7 +97,7 @@ class ExampleStore:
         """Replace an item's type and fields; False when there is no such item."""
         changed = await self.database.execute(
             "UPDATE memory_items SET training_data_type = ?, question = ?, content = ?, "
-            "updated_at = ? WHERE id = ?",
+            "updated_at = ?, embedding = NULL WHERE id = ?",
             (training_data_type, question, content, storage_timestamp(), item_id),
         )
         if changed:
@@ -158,9 +160,17 @@ class ExampleStore:
         return rows[0]["t"]
 
     async def all_items(self) -> list[MemoryItem]:
-        """Return every item (for building the search index)."""
-        rows = await self.database.fetch_all(f"SELECT {_COLUMNS} FROM memory_items")
+        """Return every item with its embedding (for building the search indexes)."""
+        rows = await self.database.fetch_all(f"SELECT {_COLUMNS}, embedding FROM memory_items")
         return [MemoryItem(**row) for row in rows]
+
+    async def set_embedding(self, item: MemoryItem, embedding: str) -> None:
+        """Store an item's embedding, unless the item changed since it was read."""
+        # Not a change of the items: the revision stays, so no other process re-indexes.
+        await self.database.execute(
+            "UPDATE memory_items SET embedding = ? WHERE id = ? AND updated_at = ?",
+            (embedding, item.id, item.updated_at),
+        )
 
     async def revision(self) -> int:
         """Return the revision of the items; it grows with every change, in any process."""

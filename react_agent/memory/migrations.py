@@ -26,9 +26,12 @@ def _version_1(id_column: str) -> Migration:
     )
 
 
+# Version 2: each item's embedding (JSON floats), filled in when EMBEDDING_MODEL is set.
+_VERSION_2: Migration = ("ALTER TABLE memory_items ADD COLUMN embedding TEXT",)
+
 MIGRATIONS: dict[str, list[Migration]] = {
-    "sqlite": [_version_1("INTEGER PRIMARY KEY AUTOINCREMENT")],
-    "postgres": [_version_1("BIGSERIAL PRIMARY KEY")],
+    "sqlite": [_version_1("INTEGER PRIMARY KEY AUTOINCREMENT"), _VERSION_2],
+    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2],
 }
 """Versions in order; a new version is appended, an applied one is never edited."""
 

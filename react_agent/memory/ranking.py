@@ -50,3 +50,18 @@ class LexicalIndex:
         best = np.argpartition(-scores, limit - 1)[:limit]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(self.items[i], float(scores[i])) for i in best if scores[i] > 0]
+
+
+RRF_K = 60
+"""The usual constant of reciprocal-rank fusion: how much the first ranks outweigh later ones."""
+
+
+def fuse_rankings(rankings: list[list[MemoryItem]]) -> list[MemoryItem]:
+    """Merge best-first rankings by reciprocal-rank fusion (an item in both rises)."""
+    scores: dict[str, float] = {}
+    items: dict[str, MemoryItem] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item.id] = scores.get(item.id, 0.0) + 1.0 / (RRF_K + rank + 1)
+            items.setdefault(item.id, item)
+    return [items[item_id] for item_id in sorted(scores, key=lambda i: -scores[i])]

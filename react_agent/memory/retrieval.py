@@ -6,11 +6,13 @@ import asyncio
 import logging
 from typing import Annotated, Any
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.tools import BaseTool, tool
 
 from react_agent.memory.examples import ExampleStore, MemoryItem
 from react_agent.memory.prompt import render_examples
-from react_agent.memory.ranking import LexicalIndex
+from react_agent.memory.ranking import LexicalIndex, fuse_rankings
+from react_agent.memory.vectors import VectorIndex, embed_missing
 
 logger = logging.getLogger(__name__)
 
@@ -26,23 +28,43 @@ class ExampleRetriever:
         store: Where the items are.
         k: Most items put in front of the model per retrieval.
         budget_chars: Most characters those items take in the prompt.
+        embedder: Embeddings to search by as well (fused with the lexical rank), or None.
 
     """
 
-    def __init__(self, store: ExampleStore, *, k: int, budget_chars: int) -> None:
+    def __init__(
+        self,
+        store: ExampleStore,
+        *,
+        k: int,
+        budget_chars: int,
+        embedder: Embeddings | None = None,
+    ) -> None:
         self.store = store
         self.k = k
         self.budget_chars = budget_chars
-        self._index = LexicalIndex([])
+        self.embedder = embedder
+        self._lexical = LexicalIndex([])
+        self._vectors = VectorIndex([])
         self._revision: int | None = None
         self._lock = asyncio.Lock()
 
     async def search(self, query: str, k: int | None = None) -> list[MemoryItem]:
         """Return up to `k` (default the setting) items like `query`, best first."""
-        index = await self._current_index()
-        limit = self.k if k is None else k
-        ranked = await asyncio.to_thread(index.search, query, max(limit, 0))
-        return [item for item, _ in ranked]
+        await self._refresh_indexes()
+        lexical, vectors = self._lexical, self._vectors
+        limit = max(self.k if k is None else k, 0)
+        candidates = max(limit, SEARCH_CANDIDATES)
+        ranked = await asyncio.to_thread(lexical.search, query, candidates)
+        rankings = [[item for item, _ in ranked]]
+        if self.embedder is not None and vectors.items and limit:
+            try:
+                vector = await self.embedder.aembed_query(query)
+            except Exception as exc:
+                logger.warning("embedding the query failed; lexical ranking only: %s", exc)
+            else:
+                rankings.append([item for item, _ in vectors.search(vector, candidates)])
+        return fuse_rankings(rankings)[:limit]
 
     async def prompt_block(self, question: str) -> tuple[str, list[str]]:
         """Return the examples block for the system prompt and the ids in it ("" if none)."""
@@ -50,16 +72,24 @@ class ExampleRetriever:
             return "", []
         return render_examples(await self.search(question), self.budget_chars)
 
-    async def _current_index(self) -> LexicalIndex:
+    async def _refresh_indexes(self) -> None:
+        """Rebuild the indexes when any process changed the items since they were built."""
         revision = await self.store.revision()
         if revision == self._revision:
-            return self._index
+            return
         async with self._lock:
-            if revision != self._revision:
-                items = await self.store.all_items()
-                self._index = await asyncio.to_thread(LexicalIndex, items)
-                self._revision = revision
-        return self._index
+            if revision == self._revision:
+                return
+            items = await self.store.all_items()
+            if self.embedder is not None:
+                try:
+                    items = await embed_missing(items, self.embedder, self.store)
+                except Exception as exc:
+                    # Indexed without the missing vectors; they are tried again next change.
+                    logger.warning("embedding the examples failed: %s", exc)
+            self._lexical = await asyncio.to_thread(LexicalIndex, items)
+            self._vectors = await asyncio.to_thread(VectorIndex, items)
+            self._revision = revision
 
 
 def build_memory_tools(retriever: ExampleRetriever) -> list[BaseTool]:

@@ -12,6 +12,7 @@ from react_agent.memory.examples import ExampleStore
 from react_agent.memory.feedback import FeedbackStore
 from react_agent.memory.migrations import migrate_memory
 from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.vectors import build_embedder
 
 
 @dataclass
@@ -41,6 +42,7 @@ async def open_memory(settings: Settings) -> AsyncIterator[Memory]:
                 examples,
                 k=settings.memory_examples_k,
                 budget_chars=settings.memory_prompt_budget_chars,
+                embedder=build_embedder(settings),
             ),
         )
     finally:
