@@ -208,6 +208,12 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "ok": "data_database" not in service.problems,
             "tables": service.tables,
         },
+        "memory": {
+            "kind": database_kind(settings.resolved_memory_database_url),
+            "ok": service.memory is not None,
+            "in_prompt": settings.memory,
+            "embedding_model": settings.embedding_model,
+        },
     }
 
 

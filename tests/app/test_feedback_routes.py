@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.live_server import ServiceClient
+from tests.support.live_server import ServiceClient, running_service
+from tests.support.postgres import unreachable_postgres_url
+from tests.support.scripted_model import ScriptedChatModel, answer
 
 GOOD_SQL = "SELECT region, SUM(amount) FROM orders GROUP BY region"
 
@@ -179,3 +181,26 @@ async def test_a_rated_write_is_not_moved_into_the_examples(memory_service):
     assert body["data"]["summary"]["errors"] == 1
     stats = (await memory_service.http.get("/api/v0/training_data/stats")).json()["data"]
     assert stats["total_count"] == 0
+
+
+async def test_health_reports_the_memory_and_its_database_kind(memory_service):
+    data = (await memory_service.http.get("/health")).json()["data"]
+    assert data["memory"]["ok"] is True and data["memory"]["in_prompt"] is True
+    assert data["memory"]["kind"] in ("sqlite", "postgres")
+
+
+async def test_an_unreachable_memory_database_leaves_the_agent_answering_and_the_endpoints_503(
+    settings,
+):
+    broken = settings.model_copy(
+        update={"memory_database_url": unreachable_postgres_url(), "postgres_connect_timeout": 1}
+    )
+    model = ScriptedChatModel(replies=[answer("ok")])
+    async with running_service(broken, model=model) as service:
+        status, body = await service.ask(question="sales by region")
+        stats = await service.http.get("/api/v0/qa_feedback/stats")
+        health = (await service.http.get("/health")).json()
+    assert status == 200 and body["data"]["react_agent_meta"]["examples_used"] == []
+    assert stats.status_code == 503
+    assert stats.json()["data"]["error_type"] == "MEMORY_UNAVAILABLE"
+    assert health["data"]["memory"]["ok"] is False
