@@ -46,7 +46,7 @@ def parse_body(model: type[Model], payload: Any) -> Model:
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     @field_validator("sort_order", mode="before", check_fields=False)
     @classmethod

@@ -27,7 +27,15 @@ class Memory:
 
 @asynccontextmanager
 async def open_memory(settings: Settings) -> AsyncIterator[Memory]:
-    """Open and migrate the memory's database; close it on exit."""
+    """Open and migrate the memory's database; close it on exit.
+
+    Raises:
+        ValueError: The memory's URL is the data database's: the model's SQL could read
+            the ratings there, and the data database should stay read-only.
+
+    """
+    if settings.resolved_memory_database_url == settings.data_database_url:
+        raise ValueError("the memory must not be kept in the data database")
     database = await open_memory_database(
         settings.resolved_memory_database_url, connect_timeout=settings.postgres_connect_timeout
     )

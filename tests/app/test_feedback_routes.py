@@ -77,6 +77,7 @@ async def test_adding_needs_question_sql_and_thumb_and_a_thread_of_the_same_user
         {"sql": GOOD_SQL, "is_thumb_up": True},
         {"question": "q", "is_thumb_up": True},
         {"question": "q", "sql": GOOD_SQL},
+        {"question": "   ", "sql": GOOD_SQL, "is_thumb_up": True},
         {"question": "q", "sql": GOOD_SQL, "is_thumb_up": True, "user_id": "x" * 51},
     ):
         response = await memory_service.http.post("/api/v0/qa_feedback/add", json=body)

@@ -71,3 +71,11 @@ async def test_a_change_by_another_store_is_seen_by_the_retriever(
     async with open_memory(settings) as other_process:
         note = await other_process.examples.add(DOCUMENTATION, None, "GMV excludes refunds")
     assert [item.id for item in await memory.retriever.search("refunds")] == [note.id]
+
+
+async def test_the_memory_refuses_to_live_in_the_data_database(settings: Settings) -> None:
+    url = f"sqlite:///{settings.data_dir / 'shop.db'}"
+    same = settings.model_copy(update={"data_database_url": url, "memory_database_url": url})
+    with pytest.raises(ValueError, match="data database"):
+        async with open_memory(same):
+            pass
