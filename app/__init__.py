@@ -11,7 +11,16 @@ from quart import Quart
 from app.app_state import install_app_state, set_agent_service
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, exports, health, page
+from app.routes import (
+    ask,
+    ask_stream,
+    conversations,
+    exports,
+    feedback,
+    health,
+    page,
+    training_data,
+)
 from config import Settings
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
@@ -66,6 +75,8 @@ def create_app(
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
+    app.register_blueprint(feedback.blueprint)
+    app.register_blueprint(training_data.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

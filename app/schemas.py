@@ -79,6 +79,9 @@ class AgentMeta(_Open):
     conversation_id_ignored: bool | None = Field(
         default=None, description="True when conversation_id was sent too and thread_id won."
     )
+    examples_used: list[str] = Field(
+        default_factory=list, description="Ids of the stored examples and notes the model saw."
+    )
 
 
 class FinalData(_Open):

@@ -119,6 +119,31 @@ class Settings(BaseSettings):
         description="Extra instruction appended to the system prompt.",
     )
 
+    # --- Memory: ratings, question→SQL examples and notes (see react_agent/memory) ---
+    memory: bool = Field(
+        default=True,
+        description="Put the stored examples most like each question in the model's prompt and "
+        "give it the search_examples tool. Off, the feedback and training-data endpoints "
+        "still work.",
+    )
+    memory_database_url: str | None = Field(
+        default=None,
+        description="Where ratings and examples are kept: sqlite:///…, postgresql://… or "
+        "memory; default: the checkpointer's PostgreSQL, else memory.db next to the "
+        "checkpoint file (never the data database).",
+    )
+    memory_examples_k: int = Field(
+        default=5, ge=0, le=50, description="Most examples and notes put in front of the model."
+    )
+    memory_prompt_budget_chars: int = Field(
+        default=4000, ge=0, description="Most characters those examples take in the prompt."
+    )
+    embedding_model: str | None = Field(
+        default=None,
+        description="Embedding model on the same OpenAI-compatible server; when set, examples "
+        "are also found by vector similarity, fused with the lexical rank.",
+    )
+
     # --- HTTP ---
     host: str = "127.0.0.1"
     port: int = Field(default=8084, ge=0, le=65535)
@@ -135,7 +160,13 @@ class Settings(BaseSettings):
         "ended with an error event.",
     )
 
-    @field_validator("openai_base_url", "data_database_url", "checkpoint_database_url")
+    @field_validator(
+        "openai_base_url",
+        "data_database_url",
+        "checkpoint_database_url",
+        "memory_database_url",
+        "embedding_model",
+    )
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
         # An empty line in .env (OPENAI_BASE_URL=) means "not set", not "the empty URL".
@@ -168,3 +199,21 @@ class Settings(BaseSettings):
     def resolved_checkpoint_database_url(self) -> str:
         """The checkpointer URL, defaulting to a SQLite file in the data directory."""
         return self.checkpoint_database_url or f"sqlite:///{self.data_dir / 'checkpoints.db'}"
+
+    @property
+    def resolved_memory_database_url(self) -> str:
+        """The memory's URL: its own setting, else the checkpointer's PostgreSQL, else SQLite.
+
+        The SQLite file is memory.db in the checkpoint file's directory (the data
+        directory when conversations are kept in memory).
+        """
+        if self.memory_database_url:
+            return self.memory_database_url
+        checkpoint_url = self.resolved_checkpoint_database_url
+        scheme = checkpoint_url.split(":", 1)[0].split("+")[0].lower()
+        if scheme in ("postgresql", "postgres"):
+            return checkpoint_url
+        if scheme == "sqlite":
+            path = checkpoint_url.split(":///", 1)[-1]
+            return f"sqlite:///{Path(path).parent / 'memory.db'}"
+        return f"sqlite:///{self.data_dir / 'memory.db'}"

@@ -22,6 +22,8 @@ from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.memory.retrieval import build_memory_tools
+from react_agent.memory.store import Memory, open_memory
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.tools.sql_guard import is_table_allowed
@@ -41,6 +43,10 @@ class AgentService:
     tables: list[str] = field(default_factory=list)
     problems: dict[str, ServiceError] = field(default_factory=dict)
     """What keeps the agent from answering, by component (llm, data_database, checkpointer)."""
+    memory: Memory | None = None
+    """Ratings and examples; None when their database could not be opened."""
+    memory_problem: ServiceError | None = None
+    """Why `memory` is None (the agent answers without examples then)."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""
@@ -50,6 +56,14 @@ class AgentService:
             if component in self.problems:
                 raise self.problems[component]
         raise ServiceError(503, "AGENT_NOT_READY", "the agent is not running", can_retry=True)
+
+    def require_memory(self) -> Memory:
+        """Return the memory, or raise the 503 that says why there is none."""
+        if self.memory is not None:
+            return self.memory
+        raise self.memory_problem or ServiceError(
+            503, "MEMORY_UNAVAILABLE", "the memory is not open", can_retry=True
+        )
 
 
 def llm_not_configured() -> ServiceError:
@@ -112,6 +126,13 @@ async def open_agent_service(
             service.problems["checkpointer"] = ServiceError(
                 503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
             )
+        try:
+            service.memory = await stack.enter_async_context(open_memory(settings))
+        except Exception as exc:
+            logger.warning("memory unavailable: %s", exc)
+            service.memory_problem = ServiceError(
+                503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
+            )
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
         for component, problem in service.problems.items():
@@ -141,6 +162,9 @@ def _build_runner(
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
     )
+    retriever = service.memory.retriever if service.memory and settings.memory else None
+    if retriever is not None:
+        tools += build_memory_tools(retriever)
     nodes = AgentNodes(
         model=model.bind_tools(tools),
         dialect=service.database.dialect,
@@ -150,6 +174,7 @@ def _build_runner(
         row_limit=settings.sql_row_limit,
         preview_rows=settings.sql_preview_rows,
         language_hint=settings.agent_language_hint,
+        retriever=retriever,
     )
     graph = build_graph(nodes, tools, service.checkpointer)
     return AgentRunner(
@@ -185,6 +210,12 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "sample": data_url is None,
             "ok": "data_database" not in service.problems,
             "tables": service.tables,
+        },
+        "memory": {
+            "kind": database_kind(settings.resolved_memory_database_url),
+            "ok": service.memory is not None,
+            "in_prompt": settings.memory,
+            "embedding_model": settings.embedding_model,
         },
     }
 

@@ -39,6 +39,7 @@ def build_final_data(
             "sql_refusal_count": result.sql_refusal_count,
             "usage": result.usage,
             "agent_version": AGENT_VERSION,
+            "examples_used": result.examples_used,
         },
     }
     if conversation_id_ignored:

@@ -61,6 +61,7 @@ function resetRun(question) {
   ui.progressSection.hidden = false;
   ui.resultSection.hidden = true;
   ui.asked.textContent = `${t("asked")}${question}`;
+  ui.asked.dataset.question = question;
   ui.answer.textContent = "";
   ui.sql.textContent = "";
   ui.sqlBlock.hidden = true;
@@ -154,6 +155,65 @@ function showResult(data) {
   refreshHistory();
 }
 
+// Thumb up / down under an answer that ran SQL, stored by qa_feedback/add. Pressing the pressed
+// thumb again undoes the rating; pressing the other one replaces it (the old one is deleted).
+function showFeedback(data) {
+  const words = {
+    "zh-CN": { up: "有帮助", down: "没帮助", thanks: "感谢反馈", undone: "已撤销", failed: "反馈失败：" },
+    "en-US": { up: "Helpful", down: "Not helpful", thanks: "Thanks", undone: "Undone", failed: "Feedback failed: " },
+  };
+  const word = (key) => (words[ui.lang.value] ?? words["zh-CN"])[key];
+  const block = byId("feedback-block");
+  const status = byId("feedback-status");
+  const buttons = [...block.querySelectorAll("button[data-thumb]")];
+  const question = ui.asked.dataset.question ?? "";
+  const userId = data.user_id || "guest";
+  let rating = null; // {id, up} of the stored rating, if any
+  block.hidden = !data.sql;
+  status.textContent = "";
+  for (const button of buttons) {
+    button.setAttribute("aria-pressed", "false");
+    button.setAttribute("aria-label", word(button.dataset.thumb));
+    button.onclick = () => rate(button.dataset.thumb === "up");
+  }
+  async function send(url, init) {
+    const response = await fetch(url, init);
+    const envelope = await response.json();
+    if (!response.ok) throw new Error(envelope.message || response.statusText);
+    return envelope.data;
+  }
+  async function rate(up) {
+    const previous = rating;
+    rating = null;
+    for (const button of buttons) button.disabled = true;
+    try {
+      if (previous) {
+        const owner = new URLSearchParams({ user_id: userId });
+        await send(`api/v0/qa_feedback/delete/${previous.id}?${owner}`, { method: "DELETE" });
+        for (const button of buttons) button.setAttribute("aria-pressed", "false");
+      }
+      if (previous && previous.up === up) {
+        status.textContent = word("undone");
+        return;
+      }
+      const body = { question, sql: data.sql, is_thumb_up: up, user_id: userId };
+      if (data.conversation_id) body.thread_id = data.conversation_id;
+      const added = await send("api/v0/qa_feedback/add", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      rating = { id: added.feedback_id, up };
+      buttons.find((b) => (b.dataset.thumb === "up") === up).setAttribute("aria-pressed", "true");
+      status.textContent = word("thanks");
+    } catch (error) {
+      status.textContent = `${word("failed")}${error.message}`;
+    } finally {
+      for (const button of buttons) button.disabled = false;
+    }
+  }
+}
+
 function showEnvelopeError(envelope) {
   const data = envelope.data ?? {};
   ui.progressBar.classList.add("failed");
@@ -212,6 +272,7 @@ function onStreamMessage(run, event) {
     case "completed":
       run.settled = true;
       showResult(data);
+      showFeedback(data);
       break;
     case "end":
       run.ended = true;

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
 from config import localize
@@ -22,8 +23,11 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
+from react_agent.memory.retrieval import ExampleRetriever
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
+
+logger = logging.getLogger(__name__)
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
@@ -42,6 +46,7 @@ class AgentNodes:
         row_limit: Row cap of query results, told to the model.
         preview_rows: Rows of a result the model sees.
         language_hint: Extra instruction for the system prompt.
+        retriever: The memory's examples, put in the prompt once per question (None: off).
 
     """
 
@@ -53,6 +58,7 @@ class AgentNodes:
     row_limit: int
     preview_rows: int
     language_hint: str = ""
+    retriever: ExampleRetriever | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -75,9 +81,30 @@ class AgentNodes:
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
+        examples = await self._examples_for_question(state)
+        if examples.get("examples_prompt"):
+            prompt = f"{prompt}\n\n{examples['examples_prompt']}"
         context = visible_messages(state["messages"], state.get("context_start_id"))
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
-        return {"messages": [stamped(response)]}
+        return {"messages": [stamped(response)], **examples}
+
+    async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
+        """Retrieve the examples once per question (first model call); a failure costs none."""
+        if self.retriever is None:
+            return {}
+        if state.get("examples_prompt") is not None:
+            return {"examples_prompt": state["examples_prompt"]}
+        question = next(
+            (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
+        )
+        try:
+            block, ids = await self.retriever.prompt_block(
+                message_text(question) if question else ""
+            )
+        except Exception as exc:
+            logger.warning("memory retrieval failed; answering without examples: %s", exc)
+            block, ids = "", []
+        return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
         """Tidy the SQL, note the tools about to run, and reject calls with broken JSON.
@@ -112,6 +139,11 @@ class AgentNodes:
             artifact = message.artifact if isinstance(message.artifact, dict) else None
             if artifact is not None and artifact.get("outcome") == "refused":
                 update["sql_refusal_count"] += 1
+            if artifact is not None and artifact.get("examples_used"):
+                update["examples_used"] = [
+                    *update.get("examples_used", state.get("examples_used", [])),
+                    *artifact["examples_used"],
+                ]
             if message.name != RUN_SQL or artifact is None:
                 continue
             if artifact.get("outcome") in ("ok", "failed"):

@@ -36,6 +36,12 @@ class AgentState(TypedDict, total=False):
     sql_refusal_count: int
     """Queries the SQL guard refused (in run_sql or check_sql) for the current question."""
 
+    examples_prompt: str | None
+    """The memory's examples block for the current question (None until the first model call)."""
+
+    examples_used: list[str]
+    """Ids of the examples and notes shown to the model for the current question."""
+
     final_answer: str | None
     """The answer to the current question, set by format_final_response."""
 
@@ -53,4 +59,6 @@ def new_question_state() -> dict[str, Any]:
         "sql_execution_count": 0,
         "sql_refusal_count": 0,
         "final_answer": None,
+        "examples_prompt": None,
+        "examples_used": [],
     }

@@ -27,6 +27,8 @@ class RunResult:
     """Every run_sql of the turn, in order: sql, row_count, result_id, status (turn_work)."""
     usage: dict[str, int] | None = None
     """Tokens of the turn's model calls, when the server reported them (turn_work)."""
+    examples_used: list[str] = field(default_factory=list)
+    """Ids of the stored examples and notes the model was shown (the memory)."""
     question: str = ""
     """The question the run answered (the chart rules read whether it asks for a share)."""
 

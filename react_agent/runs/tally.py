@@ -51,6 +51,7 @@ class ResultTally:
             records=values.get("records"),
             sql_execution_count=int(values.get("sql_execution_count") or 0),
             sql_refusal_count=int(values.get("sql_refusal_count") or 0),
+            examples_used=list(values.get("examples_used") or []),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )

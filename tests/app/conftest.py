@@ -9,6 +9,7 @@ from pydantic import SecretStr
 
 from config import Settings
 from tests.support.live_server import ServiceClient, running_service
+from tests.support.memory_service import memory_service  # noqa: F401
 from tests.support.openai_stub import OpenAIStub
 from tests.support.scripted_model import ScriptedChatModel
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import ipaddress
 import itertools
 import json
+import math
 import selectors
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -132,6 +136,42 @@ def default_policy(body: dict[str, Any]) -> Reply:
             result = result.partition("\n")[2]
         return Reply(text="查询结果如下：" + result[:_QUOTE_CHARS])
     return Reply(text="好的。")
+
+
+EMBEDDING_DIMENSIONS = 64
+
+
+def stub_embedding(text: str) -> list[float]:
+    """Return a deterministic unit vector of the text's characters (case and spaces ignored).
+
+    Texts sharing characters point the same way, so nearest neighbours mean something; a
+    text with no characters gets a fixed vector.
+    """
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for char in "".join(text.lower().split()):
+        digest = hashlib.sha256(char.encode()).digest()
+        vector[digest[0] % EMBEDDING_DIMENSIONS] += 1.0 if digest[1] % 2 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector] if any(vector) else [1.0] + [0.0] * (len(vector) - 1)
+
+
+def _embeddings_payload(body: dict[str, Any]) -> dict[str, Any]:
+    """Body of ``POST /v1/embeddings`` (float lists, or base64 float32 as the SDK asks)."""
+    inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = []
+    for index, text in enumerate(inputs):
+        vector = stub_embedding(text if isinstance(text, str) else " ".join(map(str, text)))
+        encoded: Any = vector
+        if body.get("encoding_format") == "base64":
+            encoded = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+        data.append({"object": "embedding", "index": index, "embedding": encoded})
+    tokens = sum(_estimate_tokens(str(text)) for text in inputs)
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", "stub-embedding"),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
 
 
 def _error_body(status: int) -> dict[str, Any]:
@@ -313,8 +353,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_json(404, self._not_found())
 
     def do_POST(self) -> None:
-        """Serve ``POST /v1/chat/completions``."""
+        """Serve ``POST /v1/chat/completions`` and ``POST /v1/embeddings``."""
         raw = self._read_body()
+        if self._path == "/v1/embeddings":
+            self._serve_embeddings(raw)
+            return
         if self._path != "/v1/chat/completions":
             self.send_json(404, self._not_found())
             return
@@ -327,6 +370,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_json(400, self._bad_request("'messages' must be a list"))
             return
         self.server.stub._handle_completion(self, body)
+
+    def _serve_embeddings(self, raw: bytes) -> None:
+        try:
+            body = json.loads(raw or b"null")
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self.send_json(400, self._bad_request(f"Invalid JSON body: {exc}"))
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("input"), str | list):
+            self.send_json(400, self._bad_request("'input' must be a string or a list"))
+            return
+        with self.server.stub._lock:
+            self.server.stub.embedding_requests.append(body)
+        self.send_json(200, _embeddings_payload(body))
 
     def _not_found(self) -> dict[str, Any]:
         body = _error_body(404)
@@ -422,6 +478,8 @@ class OpenAIStub:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self._requests: list[dict[str, Any]] = []
+        self.embedding_requests: list[dict[str, Any]] = []
+        """Bodies of the /v1/embeddings requests received so far, oldest first."""
         self._ids = itertools.count(1)
         self._server: _StubServer | None = None
         self._thread: threading.Thread | None = None

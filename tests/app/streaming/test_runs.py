@@ -10,7 +10,8 @@ import pytest
 from app.streaming.events import StreamContext
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.runner import Run, RunFailed
+from react_agent.runs.events import RunFailed
+from react_agent.runs.run import Run
 
 CTX = StreamContext("amy:1", "amy", "zh-CN")
 

@@ -1,0 +1,80 @@
+"""Vector search of the examples: embeddings from the OpenAI-compatible server, exact cosine."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from config import Settings
+from react_agent.memory.examples import ExampleStore, MemoryItem
+from react_agent.memory.ranking import document_text
+
+logger = logging.getLogger(__name__)
+
+MIN_SIMILARITY = 0.3
+"""Cosine similarity below which a neighbour is not similar enough to show."""
+EMBED_BATCH = 256
+
+
+def build_embedder(settings: Settings) -> Embeddings | None:
+    """Return OpenAIEmbeddings on the chat model's server when EMBEDDING_MODEL is set."""
+    if not settings.embedding_model:
+        return None
+    from langchain_openai import OpenAIEmbeddings
+
+    return OpenAIEmbeddings(
+        model=settings.embedding_model,
+        base_url=settings.openai_base_url,
+        api_key=settings.openai_api_key,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+        # Token-id inputs are an OpenAI-only feature; other servers want the text.
+        check_embedding_ctx_length=False,
+    )
+
+
+class VectorIndex:
+    """Exact cosine search over the items' unit vectors (one matrix product per query).
+
+    Exact search over 10,000 examples takes about a millisecond, so no approximate index
+    (sqlite-vec cannot be loaded: this Python's sqlite3 has no extension loading).
+    """
+
+    def __init__(self, items: list[MemoryItem]) -> None:
+        with_vectors = [item for item in items if item.embedding]
+        self.items = with_vectors
+        matrix = np.array([json.loads(item.embedding or "[]") for item in with_vectors])
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True) if len(matrix) else None
+        self._matrix = matrix / np.where(norms == 0, 1, norms) if norms is not None else None
+
+    def search(self, vector: list[float], limit: int) -> list[tuple[MemoryItem, float]]:
+        """Return up to `limit` items at least MIN_SIMILARITY alike, most similar first."""
+        if self._matrix is None or limit <= 0 or len(vector) != self._matrix.shape[1]:
+            return []
+        query = np.asarray(vector) / (np.linalg.norm(vector) or 1)
+        similarities = self._matrix @ query
+        best = np.argsort(-similarities, kind="stable")[:limit]
+        return [
+            (self.items[i], float(similarities[i]))
+            for i in best
+            if similarities[i] >= MIN_SIMILARITY
+        ]
+
+
+async def embed_missing(
+    items: list[MemoryItem], embedder: Embeddings, store: ExampleStore
+) -> list[MemoryItem]:
+    """Embed the items that have no embedding yet, store those, and return all items."""
+    missing = [item for item in items if not item.embedding]
+    done: dict[str, MemoryItem] = {}
+    for start in range(0, len(missing), EMBED_BATCH):
+        batch = missing[start : start + EMBED_BATCH]
+        vectors = await embedder.aembed_documents([document_text(item) for item in batch])
+        for item, vector in zip(batch, vectors, strict=True):
+            embedding = json.dumps(vector)
+            await store.set_embedding(item, embedding)
+            done[item.id] = MemoryItem(**{**item.__dict__, "embedding": embedding})
+    return [done.get(item.id, item) for item in items]
