@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from quart import g
 
+from app.app_state import agent_service
 from app.asking.validation import MAX_THREAD_ID_CHARS, MAX_USER_ID_CHARS
+from app.errors import request_lang
 from react_agent.errors import bad_request
 from react_agent.memory.items import MAX_CONTENT_CHARS, MAX_QUESTION_CHARS
+from react_agent.memory.store import Memory
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -170,3 +174,15 @@ class TrainingDeleteBody(_Body):
 
     ids: list[str | int] = Field(min_length=1, max_length=MAX_IDS)
     confirm: bool = Field(default=False, description="Must be true, or nothing is deleted.")
+
+
+def open_memory_of_app() -> Memory:
+    """Return the memory, or raise the 503 that says why it is not open."""
+    g.lang = request_lang()
+    return agent_service().require_memory()
+
+
+def data_dialect() -> str:
+    """Return the data database's dialect, which examples' SQL is checked in."""
+    database = agent_service().database
+    return database.dialect if database is not None else "sqlite"

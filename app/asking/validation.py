@@ -79,8 +79,12 @@ class AskRequest:
     """Both ids were sent and differed; thread_id was used."""
 
 
-async def read_json_object(request: Request) -> dict[str, Any]:
-    """Return the request's JSON object body, or raise a 400 that says what is wrong."""
+async def read_json_object(request: Request, *, allow_empty: bool = False) -> dict[str, Any]:
+    """Return the request's JSON object body, or raise a 400 that says what is wrong.
+
+    `{}` is refused (EMPTY_BODY, as the replaced service did) unless `allow_empty`: a query
+    whose every filter has a default may be sent as `{}`.
+    """
     mimetype = request.mimetype
     if mimetype and mimetype != "application/json" and not mimetype.endswith("+json"):
         raise ServiceError(
@@ -103,7 +107,7 @@ async def read_json_object(request: Request) -> dict[str, Any]:
             "the body must be a JSON object",
             reason="the body must be a JSON object",
         )
-    if not payload:
+    if not payload and not allow_empty:
         raise bad_request("EMPTY_BODY", "the body is an empty JSON object")
     return payload
 

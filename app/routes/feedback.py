@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from quart import Blueprint, current_app, g, request
+from quart import Blueprint, g, request
 from quart_schema import document_querystring, document_request, document_response
 
+from app.app_state import app_settings
 from app.asking.validation import check_thread_id_format, check_thread_owner, read_json_object
 from app.envelope import success_envelope
-from app.errors import request_lang
 from app.memory_requests import (
     AddToTrainingBody,
     FeedbackAddBody,
     FeedbackQueryBody,
     FeedbackUpdateBody,
     OwnerQuery,
+    data_dialect,
+    open_memory_of_app,
     parse_body,
 )
 from app.openapi import document_errors
@@ -24,18 +26,6 @@ from react_agent.memory.store import Memory
 from react_agent.memory.training import add_feedback_to_examples
 
 blueprint = Blueprint("feedback", __name__)
-
-
-def open_memory_of_app() -> Memory:
-    """Return the memory, or raise the 503 that says why it is not open."""
-    g.lang = request_lang()
-    return current_app.extensions["agent"].require_memory()
-
-
-def data_dialect() -> str:
-    """Return the data database's dialect, which examples' SQL is checked in."""
-    database = current_app.extensions["agent"].database
-    return database.dialect if database is not None else "sqlite"
 
 
 async def owned_feedback(memory: Memory, path_id: str) -> dict:
@@ -75,7 +65,7 @@ async def add_feedback() -> dict:
 async def query_feedback() -> dict:
     """List ratings with the old filters, sorting and pagination."""
     memory = open_memory_of_app()
-    body = parse_body(FeedbackQueryBody, await read_json_object(request))
+    body = parse_body(FeedbackQueryBody, await read_json_object(request, allow_empty=True))
     filters = FeedbackFilter(
         is_thumb_up=body.is_thumb_up,
         is_in_training_data=body.is_in_training_data,
@@ -153,7 +143,7 @@ async def add_to_training() -> dict:
     """Move ratings into the examples: up → example, down → known-wrong SQL; once each."""
     memory = open_memory_of_app()
     body = parse_body(AddToTrainingBody, await read_json_object(request))
-    settings = current_app.extensions["settings"]
+    settings = app_settings()
     data = await add_feedback_to_examples(
         memory,
         body.feedback_ids,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, current_app, g, request
+from quart import Blueprint, g, request
 from quart_schema import document_request, document_response
 
+from app.app_state import app_settings
 from app.asking.validation import read_json_object
 from app.envelope import success_envelope
 from app.memory_requests import (
@@ -14,10 +15,11 @@ from app.memory_requests import (
     TrainingDeleteBody,
     TrainingQueryBody,
     TrainingUpdateBody,
+    data_dialect,
+    open_memory_of_app,
     parse_body,
 )
 from app.openapi import document_errors
-from app.routes.feedback import data_dialect, open_memory_of_app
 from app.schemas_memory import MemoryEnvelope, PageEnvelope, TrainingStatsEnvelope, pagination
 from react_agent.errors import ServiceError, bad_request
 from react_agent.memory.items import CheckedItem, check_item
@@ -28,7 +30,7 @@ blueprint = Blueprint("training_data", __name__)
 
 def check_fields(fields: dict[str, Any]) -> CheckedItem:
     """Check an item's fields for its type, its SQL through the guard (400 if refused)."""
-    settings = current_app.extensions["settings"]
+    settings = app_settings()
     return check_item(fields, data_dialect(), settings.allowed_tables)
 
 
@@ -83,7 +85,7 @@ async def create_training_data() -> dict:
 async def query_training_data() -> dict:
     """List examples and notes, by type and keyword, a page at a time."""
     memory = open_memory_of_app()
-    body = parse_body(TrainingQueryBody, await read_json_object(request))
+    body = parse_body(TrainingQueryBody, await read_json_object(request, allow_empty=True))
     items, total = await memory.examples.query(
         page=body.page,
         page_size=body.page_size,
