@@ -36,6 +36,10 @@ class AgentState(TypedDict, total=False):
     sql_refusal_count: int
     """Queries the SQL guard refused (in run_sql or check_sql) for the current question."""
 
+    sql_approval: dict[str, Any]
+    """Approval of this question's queries: `approved` call ids, and `refused_edit`, a
+    person's edit the guard refused (tool_call_id, sql, reason) until they decide again."""
+
     final_answer: str | None
     """The answer to the current question, set by format_final_response."""
 
@@ -52,5 +56,6 @@ def new_question_state() -> dict[str, Any]:
         "records": None,
         "sql_execution_count": 0,
         "sql_refusal_count": 0,
+        "sql_approval": {"approved": [], "refused_edit": None},
         "final_answer": None,
     }

@@ -22,6 +22,8 @@ class RunResult:
     total_messages: int
     conversation_rounds: int
     sql_refusal_count: int = 0
+    approval: dict[str, Any] | None = None
+    """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
 
 
 @dataclass(frozen=True)
