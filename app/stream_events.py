@@ -1,10 +1,11 @@
-"""The stream's events (started, progress, token, completed, error, end) from a run's events."""
+"""The stream's events (started, progress, token, completed, interrupt, error, end) from a run's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from app.approval_data import build_awaiting_approval_data
 from app.envelope import error_envelope, success_envelope
 from app.final_data import build_final_data
 from config import node_display
@@ -56,6 +57,10 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         return [_ok(data, ctx)]
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
+    if isinstance(event, RunFinished) and event.result.approval is not None:
+        # The run stopped for a person's decision (issue #13): no answer yet.
+        data = build_awaiting_approval_data(event.result, ctx.user_id, ctx.lang)
+        return [_ok({"type": "interrupt", **data}, ctx), end_envelope(ctx)]
     if isinstance(event, RunFinished):
         completed = {"type": "completed", **build_final_data(event.result, ctx.user_id)}
         return [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote_to_bytes
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
@@ -12,6 +12,7 @@ from quart import Request
 
 from app.thread_ids import ThreadIdClock
 from config import resolve_lang
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError, bad_request
 
 MAX_QUESTION_CHARS = 2000
@@ -19,6 +20,29 @@ MAX_USER_ID_CHARS = 50
 MAX_THREAD_ID_CHARS = 128
 GUEST_USER_ID = "guest"
 THREAD_ID_PATTERN = r"^[^:]{1,50}:\S.*$"
+MAX_RESUME_SQL_CHARS = 20000
+MAX_RESUME_COMMENT_CHARS = 2000
+
+
+class ResumeDecisionBody(BaseModel):
+    """A person's answer to the SQL approval a conversation waits for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    interrupt_id: StrictStr = Field(
+        min_length=1, description="The `interrupt_id` of the interrupt event being answered."
+    )
+    action: Literal["approve", "edit", "reject"] = Field(
+        description="approve: run the SQL; edit: run `sql` instead; reject: do not run it."
+    )
+    sql: StrictStr | None = Field(
+        default=None, max_length=MAX_RESUME_SQL_CHARS, description="The edited SQL (edit only)."
+    )
+    comment: StrictStr | None = Field(
+        default=None,
+        max_length=MAX_RESUME_COMMENT_CHARS,
+        description="Why, for the model to read (mostly with reject).",
+    )
 
 
 class AskBody(BaseModel):
@@ -51,6 +75,16 @@ class AskBody(BaseModel):
     stream_tokens: StrictBool = Field(
         default=False, description="Stream endpoint only: also send the answer's text as it comes."
     )
+    approve_sql: StrictBool = Field(
+        default=False,
+        description="Stop before each query for a person to approve, edit or reject it "
+        "(always on with SQL_APPROVAL=always).",
+    )
+    resume: ResumeDecisionBody | None = Field(
+        default=None,
+        description="Instead of `question`, with the thread_id of a conversation waiting for "
+        "approval: the person's decision. The run goes on and streams like any run.",
+    )
 
 
 @dataclass(frozen=True)
@@ -63,6 +97,9 @@ class AskRequest:
     is_new_thread: bool
     lang: str
     stream_tokens: bool
+    approve_sql: bool = False
+    resume: ApprovalDecision | None = None
+    """The decision a resume request carries (its question is then empty)."""
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -104,12 +141,19 @@ def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
         detail = "the query string is not valid UTF-8"
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     payload: dict[str, Any] = {key: args.get(key) for key in args}
-    if "stream_tokens" in payload:
-        flag = str(payload["stream_tokens"]).strip().lower()
-        if flag in ("1", "true", "yes", "on"):
-            payload["stream_tokens"] = True
-        elif flag in ("", "0", "false", "no", "off"):
-            payload["stream_tokens"] = False
+    for name in ("stream_tokens", "approve_sql"):
+        if name in payload:
+            flag = str(payload[name]).strip().lower()
+            if flag in ("1", "true", "yes", "on"):
+                payload[name] = True
+            elif flag in ("", "0", "false", "no", "off"):
+                payload[name] = False
+    if isinstance(payload.get("resume"), str):
+        # GET carries the decision as JSON text; what does not parse stays text (a 400).
+        try:
+            payload["resume"] = json.loads(payload["resume"])
+        except json.JSONDecodeError:
+            pass
     return payload
 
 
@@ -127,13 +171,12 @@ def validate_ask_request(
         ServiceError: 400 with a code naming the broken rule.
 
     """
+    if payload.get("resume") is not None:
+        return validate_resume_request(payload, accept_language=accept_language)
     try:
         body = AskBody.model_validate(payload)
     except ValidationError as exc:
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        detail = _describe_errors(exc)
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     lang = resolve_lang(body.lang, accept_language)
 
@@ -155,13 +198,73 @@ def validate_ask_request(
     if thread_id is None:
         user_id = user_id or GUEST_USER_ID
         return AskRequest(
-            question, user_id, clock.new_thread_id(user_id), True, lang, body.stream_tokens
+            question,
+            user_id,
+            clock.new_thread_id(user_id),
+            True,
+            lang,
+            body.stream_tokens,
+            body.approve_sql,
         )
 
     owner = check_thread_id_format(thread_id)
     user_id = user_id or owner
     check_thread_owner(thread_id, user_id)
-    return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens)
+    return AskRequest(
+        question, user_id, thread_id, False, lang, body.stream_tokens, body.approve_sql
+    )
+
+
+def validate_resume_request(
+    payload: dict[str, Any], *, accept_language: str | None = None
+) -> AskRequest:
+    """Check a resume payload (thread_id plus `resume` instead of a question).
+
+    Raises:
+        ServiceError: 400 RESUME_INVALID naming what is wrong with the decision (or a
+            question sent beside it, or no thread), or the ask endpoints' id errors.
+
+    """
+    resume = payload.get("resume")
+    if not isinstance(resume, dict):
+        raise _resume_invalid("resume must be an object with interrupt_id and action")
+    if payload.get("question") not in (None, ""):
+        raise _resume_invalid("send either question or resume, not both")
+    try:
+        body = AskBody.model_validate({**payload, "question": ""})
+    except ValidationError as exc:
+        raise _resume_invalid(_describe_errors(exc)) from exc
+    decision = body.resume
+    assert decision is not None
+    lang = resolve_lang(body.lang, accept_language)
+    sql = (decision.sql or "").strip()
+    if decision.action == "edit" and not sql:
+        raise _resume_invalid("resume.sql: the edited SQL is required with action edit")
+    if decision.action != "edit" and decision.sql is not None:
+        raise _resume_invalid("resume.sql: SQL is given only with action edit")
+    thread_id = _choose_thread_id(body.thread_id, body.conversation_id)
+    if thread_id is None:
+        raise _resume_invalid("thread_id: resume needs the conversation that waits for approval")
+    user_id = (body.user_id or "").strip() or None
+    if user_id is not None:
+        check_user_id(user_id)
+    owner = check_thread_id_format(thread_id)
+    user_id = user_id or owner
+    check_thread_owner(thread_id, user_id)
+    comment = (decision.comment or "").strip() or None
+    approval = ApprovalDecision(decision.interrupt_id, decision.action, sql or None, comment)
+    return AskRequest("", user_id, thread_id, False, lang, body.stream_tokens, True, approval)
+
+
+def _resume_invalid(reason: str) -> ServiceError:
+    return bad_request("RESUME_INVALID", reason, reason=reason)
+
+
+def _describe_errors(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}"
+        for error in exc.errors()
+    )
 
 
 def check_user_id(user_id: str) -> str:

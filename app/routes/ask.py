@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from quart import Blueprint, current_app, g, request
 from quart_schema import document_request, document_response
 
+from app.approval_data import build_awaiting_approval_data
 from app.envelope import success_envelope
 from app.final_data import build_final_data
 from app.openapi import document_errors
@@ -27,6 +30,8 @@ def accept(payload: dict) -> AskRequest:
         payload, current_app.extensions["thread_id_clock"], accept_language=accept_language
     )
     g.lang = ask.lang
+    if current_app.extensions["settings"].sql_approval == "always":
+        ask = replace(ask, approve_sql=True)
     if not ask.is_new_thread:
         # A new id is only real once its run starts; errors before that must not name it.
         g.conversation_id = ask.thread_id
@@ -42,7 +47,16 @@ async def ask_react_agent() -> dict:
     g.legacy_envelope = True
     ask = accept(await read_json_object(request))
     runner = current_app.extensions["agent"].require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    run = await runner.start(
+        ask.question,
+        ask.thread_id,
+        lang=ask.lang,
+        approve_sql=ask.approve_sql,
+        resume=ask.resume,
+    )
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()
+    if result.approval is not None:
+        data = build_awaiting_approval_data(result, ask.user_id, ask.lang)
+        return success_envelope(data, ask.lang)
     return success_envelope(build_final_data(result, ask.user_id), ask.lang)
