@@ -1,5 +1,7 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
 
+import { hideApproval, pendingApproval, showApproval } from "./approval.js";
+
 const STREAM_URL = "api/v0/ask_react_agent_stream";
 // A run with one query sends about ten progress events (__start__ … __end__); the bar estimates
 // from that and never claims more than PROGRESS_CAP until `completed` arrives.
@@ -20,6 +22,7 @@ const TEXT = {
     stop: "停止",
     newConversation: "新对话",
     hint: "Ctrl+Enter 提交",
+    approveSql: "执行 SQL 前确认",
     conversationLabel: "当前对话：",
     noConversation: "（新对话）",
     progressHeading: "进度",
@@ -53,6 +56,7 @@ const TEXT = {
     stop: "Stop",
     newConversation: "New conversation",
     hint: "Ctrl+Enter to ask",
+    approveSql: "Approve SQL before it runs",
     conversationLabel: "Conversation: ",
     noConversation: "(new conversation)",
     progressHeading: "Progress",
@@ -101,9 +105,11 @@ const ui = {
   recordsBlock: byId("records-block"),
   recordsNote: byId("records-note"),
   table: byId("results-table"),
+  approveSql: byId("approve-sql"),
 };
 
 let conversationId = "";
+let lastQuestion = ""; // shown again above the answer of a resumed run
 let current = null; // the run being followed: {es, settled, ended, reconnects}
 
 function t(key, params = {}) {
@@ -332,6 +338,12 @@ function onStreamMessage(run, event) {
       run.settled = true;
       showResult(data);
       break;
+    case "interrupt": // the run waits for a person to approve its SQL
+      run.settled = true;
+      setConversation(data.thread_id);
+      setStatus(data.message ?? "");
+      showApproval(data, { lang: ui.lang.value, decide: resumeRun });
+      break;
     case "end":
       run.ended = true;
       finishRun(run);
@@ -373,6 +385,19 @@ function ask(event) {
   const params = new URLSearchParams({ question, lang: ui.lang.value });
   if (userId) params.set("user_id", userId);
   if (conversationId) params.set("thread_id", conversationId);
+  if (ui.approveSql.checked) params.set("approve_sql", "true");
+  followStream(params, question);
+}
+
+function resumeRun(resume) {
+  const params = new URLSearchParams({ thread_id: conversationId, lang: ui.lang.value });
+  params.set("resume", JSON.stringify(resume));
+  followStream(params, lastQuestion);
+}
+
+function followStream(params, question) {
+  lastQuestion = question;
+  hideApproval();
   resetRun(question);
   const run = { es: null, settled: false, ended: false, reconnects: 0 };
   try {
@@ -393,6 +418,7 @@ function stop() {
 
 function startNewConversation() {
   setConversation("");
+  hideApproval();
   hideError();
   ui.progressSection.hidden = true;
   ui.resultSection.hidden = true;
@@ -413,3 +439,11 @@ ui.userId.addEventListener("change", () => {
 
 applyLanguage();
 setConversation("");
+// Reopening a conversation (?thread_id=…) that waits for approval shows its card again.
+const reopened = new URLSearchParams(window.location.search).get("thread_id");
+if (reopened) {
+  setConversation(reopened);
+  pendingApproval(reopened, ui.lang.value).then((approval) => {
+    if (approval) showApproval(approval, { lang: ui.lang.value, decide: resumeRun });
+  });
+}
