@@ -125,7 +125,8 @@ class SqlApproval:
         approval = state.get("sql_approval") or {}
         approved = list(approval.get("approved", []))
         action = answer.get("action")
-        if action == "reject":
+        if action not in ("approve", "edit"):
+            # Reject, or (failing closed) an answer that is no decision at all.
             return {
                 "messages": [rejection_message(call, answer.get("comment"))],
                 "sql_approval": {"approved": approved, "refused_edit": None},

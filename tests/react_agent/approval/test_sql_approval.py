@@ -226,3 +226,16 @@ def test_tables_read_names_the_tables_but_not_the_querys_own_ctes():
     sql = "WITH t AS (SELECT * FROM orders) SELECT * FROM t JOIN main.stores s ON 1=1"
     assert tables_read(sql, "sqlite") == ["main.stores", "orders"]
     assert tables_read("not sql at all (", "sqlite") == []
+
+
+async def test_an_answer_that_is_no_decision_rejects_the_query_rather_than_run_it(
+    sample_service,
+):
+    service, model = sample_service
+    model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("没有执行")]
+    waiting = await (await service.runner.start("q", "ann:13", approve_sql=True)).result()
+
+    result = await resume(service.runner, "ann:13", decide(waiting, "maybe"))
+
+    assert result.sql_execution_count == 0 and result.sql is None
+    assert result.answer == "没有执行"
