@@ -116,7 +116,9 @@ class StreamEventData(_Open):
 
     started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
     icon, thread_id, step, timestamp, and tool_name/tool_names for `tools`. token: content.
-    completed: the final data. error: the error data. end: thread_id.
+    completed: the final data. interrupt: the final data with status awaiting_approval,
+    kind, interrupt_id, sql, tables, message (SQL approval). error: the error data.
+    end: thread_id.
     With `stream_tools`: tool_call (tool_call_id, tool_name, args, sql for run_sql/check_sql,
     step, thread_id, timestamp) and tool_result (tool_call_id, tool_name, status, row_count,
     columns, rows, is_limited, result_id, duration_ms, error unless ok, step, thread_id,
@@ -124,7 +126,15 @@ class StreamEventData(_Open):
     """
 
     type: Literal[
-        "started", "progress", "tool_call", "tool_result", "token", "completed", "error", "end"
+        "started",
+        "progress",
+        "tool_call",
+        "tool_result",
+        "token",
+        "completed",
+        "interrupt",
+        "error",
+        "end",
     ]
     thread_id: str | None = None
     node: str | None = None
@@ -249,7 +259,7 @@ class ThreadStatus(_Open):
     thread_id: str
     conversation_id: str
     user_id: str
-    status: Literal["running", "completed", "interrupted"]
+    status: Literal["running", "completed", "interrupted", "awaiting_approval"]
     node: str = Field(description="The step: next to run, stopped before, or `__end__`.")
     name: str = Field(description="The step's display name (the same as display_name).")
     display_name: str
@@ -257,6 +267,10 @@ class ThreadStatus(_Open):
     timestamp: str = Field(description="When this status was read.")
     message_count: int | None = None
     updated_at: str | None = None
+    approval: dict[str, Any] | None = Field(
+        default=None,
+        description="With awaiting_approval: the pending SQL, its tables and interrupt_id.",
+    )
 
 
 class ThreadStatusEnvelope(_Open):

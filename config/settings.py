@@ -101,6 +101,11 @@ class Settings(BaseSettings):
             "orders,order_items,public.customers. System catalogs are never allowed."
         ),
     )
+    sql_approval: Literal["never", "always"] = Field(
+        default="never",
+        description="always: every query waits for a person to approve, edit or reject it "
+        "(issue #13); never: only requests with approve_sql=true wait.",
+    )
     run_timeout: float = Field(default=300.0, gt=0, description="Seconds per question.")
     stream_heartbeat: float = Field(
         default=15.0, gt=0, description="Seconds between `: ping` comments on an idle stream."

@@ -13,6 +13,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from config import Settings
+from react_agent.approval.node import SqlApproval
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
@@ -176,7 +177,8 @@ def _build_runner(
         language_hint=settings.agent_language_hint,
         retriever=retriever,
     )
-    graph = build_graph(nodes, tools, service.checkpointer)
+    approval = SqlApproval(service.database.dialect, settings.allowed_tables)
+    graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(
         graph,
         locks or _default_locks(service),

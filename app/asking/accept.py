@@ -12,11 +12,13 @@ by `app.errors` when it turns a ServiceError into the envelope:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from quart import g, request
 
-from app.app_state import thread_id_clock
+from app.app_state import app_settings, thread_id_clock
+from app.asking.resume import validate_resume_request
 from app.asking.validation import AskRequest, validate_ask_request
 from config import resolve_lang
 
@@ -31,8 +33,13 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     g.lang = resolve_lang(
         requested_lang if isinstance(requested_lang, str) else None, accept_language
     )
-    ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
+    if payload.get("resume") is not None:
+        ask = validate_resume_request(payload, accept_language=accept_language)
+    else:
+        ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
+    if app_settings().sql_approval == "always":
+        ask = replace(ask, approve_sql=True)
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     return ask

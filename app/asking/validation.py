@@ -12,8 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from quart import Request
 
 from app.asking.faults import raise_faults
+from app.asking.resume_body import ResumeDecisionBody
 from app.asking.thread_ids import ThreadIdClock
 from config import resolve_lang
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError, bad_request
 
 MAX_QUESTION_CHARS = 2000
@@ -62,6 +64,16 @@ class AskBody(BaseModel):
         default=False,
         description="Stream endpoint only: also send tool_call and tool_result events.",
     )
+    approve_sql: StrictBool = Field(
+        default=False,
+        description="Stop before each query for a person to approve, edit or reject it "
+        "(always on with SQL_APPROVAL=always).",
+    )
+    resume: ResumeDecisionBody | None = Field(
+        default=None,
+        description="Instead of `question`, with the thread_id of a conversation waiting for "
+        "approval: the person's decision. The run goes on and streams like any run.",
+    )
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,10 @@ class AskRequest:
     stream_tools: bool = False
     conversation_id_ignored: bool = False
     """Both ids were sent and differed; thread_id was used."""
+    approve_sql: bool = False
+    """Stop before each query for a person's decision."""
+    resume: ApprovalDecision | None = None
+    """The decision a resume request carries (its question is then empty)."""
 
 
 async def read_json_object(request: Request, *, allow_empty: bool = False) -> dict[str, Any]:
@@ -112,7 +128,7 @@ async def read_json_object(request: Request, *, allow_empty: bool = False) -> di
     return payload
 
 
-QUERY_FLAGS = ("stream_tokens", "stream_tools")
+QUERY_FLAGS = ("stream_tokens", "stream_tools", "approve_sql")
 """Boolean fields a GET query may carry as true/false/1/0/yes/no/on/off."""
 
 
@@ -137,6 +153,12 @@ def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
                 payload[name] = True
             elif flag in ("", "0", "false", "no", "off"):
                 payload[name] = False
+    if isinstance(payload.get("resume"), str):
+        # GET carries the decision as JSON text; what does not parse stays text (a 400).
+        try:
+            payload["resume"] = json.loads(payload["resume"])
+        except json.JSONDecodeError:
+            pass
     return payload
 
 
@@ -162,7 +184,7 @@ def validate_ask_request(
     lang = resolve_lang(body.lang, accept_language)
     question = body.question.strip()
     user_id = (body.user_id or "").strip() or None
-    thread_id, conversation_id_ignored = _choose_thread_id(body.thread_id, body.conversation_id)
+    thread_id, conversation_id_ignored = choose_thread_id(body.thread_id, body.conversation_id)
     faults = [
         fault
         for fault in (
@@ -191,6 +213,7 @@ def validate_ask_request(
         stream_tokens=body.stream_tokens,
         stream_tools=body.stream_tools,
         conversation_id_ignored=conversation_id_ignored,
+        approve_sql=body.approve_sql,
     )
 
 
@@ -304,9 +327,8 @@ def check_thread_owner(thread_id: str, user_id: str) -> None:
         )
 
 
-def _choose_thread_id(
-    thread_id: str | None, conversation_id: str | None
-) -> tuple[str | None, bool]:
+def choose_thread_id(thread_id: str | None, conversation_id: str | None) -> tuple[str | None, bool]:
+    """Return the thread the request names (thread_id wins) and whether conversation_id lost."""
     # Blank means absent; anything else is checked as sent (whitespace in it is refused).
     thread_id = thread_id if thread_id and thread_id.strip() else None
     conversation_id = conversation_id if conversation_id and conversation_id.strip() else None

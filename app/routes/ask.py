@@ -7,6 +7,7 @@ from quart_schema import deprecate, document_request, document_response
 
 from app.app_state import agent_service
 from app.asking.accept import accept, ask_response_headers
+from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
 from app.asking.validation import AskBody, read_json_object
 from app.envelope import success_envelope
@@ -40,9 +41,18 @@ async def answer_question() -> tuple[dict, int, dict[str, str]]:
     g.legacy_envelope = True
     ask = accept(await read_json_object(request))
     runner = agent_service().require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    run = await runner.start(
+        ask.question,
+        ask.thread_id,
+        lang=ask.lang,
+        approve_sql=ask.approve_sql,
+        resume=ask.resume,
+    )
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()
+    if result.approval is not None:
+        data = build_awaiting_approval_data(result, ask.user_id, ask.lang)
+        return success_envelope(data, ask.lang), 200, ask_response_headers(ask)
     final = build_final_data(
         result, ask.user_id, conversation_id_ignored=ask.conversation_id_ignored
     )

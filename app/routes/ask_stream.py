@@ -93,7 +93,12 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             conversation_id_ignored=ask.conversation_id_ignored,
         )
         run = await runner.start(
-            ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
+            ask.question,
+            ask.thread_id,
+            lang=ask.lang,
+            stream_tokens=ask.stream_tokens,
+            approve_sql=ask.approve_sql,
+            resume=ask.resume,
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())

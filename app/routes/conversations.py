@@ -9,6 +9,7 @@ from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
+from app.asking.approval_data import AWAITING_APPROVAL, approval_fields
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.asking.validation import check_user_id
 from app.envelope import success_envelope
@@ -16,6 +17,7 @@ from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
 from config import node_display
+from react_agent.approval.pending import describe_interrupt
 from react_agent.conversations.history import read_conversation, visible_history
 from react_agent.conversations.questions import conversation_title, last_question
 from react_agent.conversations.thread_index import (
@@ -173,8 +175,11 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     if conversation is None and not running:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
     next_nodes = conversation["next_nodes"] if conversation else []
+    approval = describe_interrupt(conversation["interrupts"]) if conversation else None
     if running:
         status, node = "running", next_nodes[0] if next_nodes else "__start__"
+    elif approval is not None:
+        status, node = AWAITING_APPROVAL, next_nodes[0] if next_nodes else "__end__"
     else:
         status = "interrupted" if conversation["interrupted"] else "completed"
         node = next_nodes[0] if next_nodes else "__end__"
@@ -192,4 +197,7 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     if conversation is not None:
         data["message_count"] = conversation["message_count"]
         data["updated_at"] = conversation["updated_at"]
+    if approval is not None and not running:
+        # The pending SQL and what a resume must name (issue #13).
+        data["approval"] = approval_fields(approval, thread_id, g.lang)
     return success_envelope(data, g.lang)

@@ -1,5 +1,6 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
 
+import { hideApproval, pendingApproval, showApproval } from "./approval.js";
 import { clearChart, drawChart } from "./chart.js";
 import {
   fetchConversation,
@@ -25,6 +26,7 @@ const MAX_RECONNECTS = 3;
 const tools = new ToolList(document.getElementById("tool-list"));
 
 let conversationId = "";
+let lastQuestion = ""; // shown again above the answer of a resumed run
 let current = null; // the run being followed: {es, settled, ended, reconnects}
 
 function applyLanguage() {
@@ -274,6 +276,12 @@ function onStreamMessage(run, event) {
       showResult(data);
       showFeedback(data);
       break;
+    case "interrupt": // the run waits for a person to approve its SQL
+      run.settled = true;
+      setConversation(data.thread_id);
+      setStatus(data.message ?? "");
+      showApproval(data, { lang: ui.lang.value, decide: resumeRun });
+      break;
     case "end":
       run.ended = true;
       finishRun(run);
@@ -315,6 +323,19 @@ function ask(event) {
   const params = new URLSearchParams({ question, lang: ui.lang.value, stream_tools: "true" });
   if (userId) params.set("user_id", userId);
   if (conversationId) params.set("thread_id", conversationId);
+  if (ui.approveSql.checked) params.set("approve_sql", "true");
+  followStream(params, question);
+}
+
+function resumeRun(resume) {
+  const params = new URLSearchParams({ thread_id: conversationId, lang: ui.lang.value });
+  params.set("resume", JSON.stringify(resume));
+  followStream(params, lastQuestion);
+}
+
+function followStream(params, question) {
+  lastQuestion = question;
+  hideApproval();
   resetRun(question);
   const run = { es: null, settled: false, ended: false, reconnects: 0 };
   try {
@@ -335,6 +356,7 @@ function stop() {
 
 function startNewConversation() {
   setConversation("");
+  hideApproval();
   hideError();
   ui.progressSection.hidden = true;
   ui.resultSection.hidden = true;
@@ -391,3 +413,11 @@ ui.historyRefresh.addEventListener("click", refreshHistory);
 applyLanguage();
 setConversation("");
 refreshHistory();
+// Reopening a conversation (?thread_id=…) that waits for approval shows its card again.
+const reopened = new URLSearchParams(window.location.search).get("thread_id");
+if (reopened) {
+  setConversation(reopened);
+  pendingApproval(reopened, ui.lang.value).then((approval) => {
+    if (approval) showApproval(approval, { lang: ui.lang.value, decide: resumeRun });
+  });
+}

@@ -26,6 +26,7 @@ export const ui = {
   recordsBlock: byId("records-block"),
   recordsNote: byId("records-note"),
   table: byId("results-table"),
+  approveSql: byId("approve-sql"),
   recordsCsv: byId("records-csv"),
   toolsBlock: byId("tools-block"),
   chartBlock: byId("chart-block"),

@@ -1,10 +1,11 @@
-"""The stream's events (started, progress, tool, token, completed, error, end) from run events."""
+"""The stream's events (started, progress, tool, token, completed, interrupt, error, end)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
 from app.envelope import error_envelope, success_envelope
 from config import node_display
@@ -65,6 +66,10 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         return [tool_envelope(event, ctx)] if ctx.stream_tools else []
     if isinstance(event, TokenStreamed):
         return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
+    if isinstance(event, RunFinished) and event.result.approval is not None:
+        # The run stopped for a person's decision (SQL approval): no answer yet.
+        data = build_awaiting_approval_data(event.result, ctx.user_id, ctx.lang)
+        return [_ok({"type": "interrupt", **data}, ctx), end_envelope(ctx)]
     if isinstance(event, RunFinished):
         final = build_final_data(
             event.result, ctx.user_id, conversation_id_ignored=ctx.conversation_id_ignored

@@ -91,6 +91,7 @@ async def read_conversation(graph: CompiledStateGraph, thread_id: str) -> dict[s
         "updated_at": local_timestamp(snapshot.created_at),
         "next_nodes": list(snapshot.next),
         "interrupted": last_turn_interrupted(messages),
+        "interrupts": list(snapshot.interrupts),
     }
 
 

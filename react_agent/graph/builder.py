@@ -9,9 +9,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError
 
+from react_agent.approval.node import SqlApproval
 from react_agent.databases.base import QueryFailed
 from react_agent.graph.node_names import (
     AGENT,
+    APPROVE_SQL,
     END,
     FORMAT_FINAL_RESPONSE,
     PREPARE_TOOL_INPUT,
@@ -31,9 +33,15 @@ def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected
 
 
 def build_graph(
-    nodes: AgentNodes, tools: list[BaseTool], checkpointer: BaseCheckpointSaver | None
+    nodes: AgentNodes,
+    tools: list[BaseTool],
+    checkpointer: BaseCheckpointSaver | None,
+    approval: SqlApproval | None = None,
 ) -> CompiledStateGraph:
-    """Wire the nodes into the ReAct loop and compile it with the checkpointer."""
+    """Wire the nodes into the ReAct loop and compile it with the checkpointer.
+
+    With `approval`, runs that ask for it stop before each query for a person's decision.
+    """
     builder = StateGraph(AgentState)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
     builder.add_node(AGENT, nodes.call_model)
@@ -51,7 +59,20 @@ def build_graph(
     builder.add_conditional_edges(
         AGENT, nodes.route_model_output, [PREPARE_TOOL_INPUT, FORMAT_FINAL_RESPONSE]
     )
-    builder.add_edge(PREPARE_TOOL_INPUT, TOOLS)
+    if approval is None:
+        builder.add_edge(PREPARE_TOOL_INPUT, TOOLS)
+    else:
+        # Approval (issue #13): queries wait for a person, one interrupt each, when the run
+        # asks for it; the calls not rejected then go to the tools.
+        builder.add_node(APPROVE_SQL, approval.approve_sql)
+        builder.add_conditional_edges(
+            PREPARE_TOOL_INPUT, approval.route_after_prepare, [APPROVE_SQL, TOOLS]
+        )
+        builder.add_conditional_edges(
+            APPROVE_SQL,
+            approval.route_after_approval,
+            [APPROVE_SQL, TOOLS, UPDATE_STATE_AFTER_TOOL],
+        )
     builder.add_edge(TOOLS, UPDATE_STATE_AFTER_TOOL)
     # Tool results go back to the model, which decides what to do next.
     builder.add_edge(UPDATE_STATE_AFTER_TOOL, AGENT)

@@ -5,6 +5,7 @@ from langgraph.constants import END, START
 TRIM_MESSAGES = "trim_messages"
 AGENT = "agent"
 PREPARE_TOOL_INPUT = "prepare_tool_input"
+APPROVE_SQL = "approve_sql"
 TOOLS = "tools"
 UPDATE_STATE_AFTER_TOOL = "update_state_after_tool"
 FORMAT_FINAL_RESPONSE = "format_final_response"
@@ -13,6 +14,7 @@ GRAPH_NODES = (
     TRIM_MESSAGES,
     AGENT,
     PREPARE_TOOL_INPUT,
+    APPROVE_SQL,
     TOOLS,
     UPDATE_STATE_AFTER_TOOL,
     FORMAT_FINAL_RESPONSE,
@@ -21,6 +23,7 @@ GRAPH_NODES = (
 
 __all__ = [
     "AGENT",
+    "APPROVE_SQL",
     "END",
     "FORMAT_FINAL_RESPONSE",
     "GRAPH_NODES",

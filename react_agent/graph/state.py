@@ -42,6 +42,10 @@ class AgentState(TypedDict, total=False):
     examples_used: list[str]
     """Ids of the examples and notes shown to the model for the current question."""
 
+    sql_approval: dict[str, Any]
+    """Approval of this question's queries: `approved` call ids, and `refused_edit`, a
+    person's edit the guard refused (tool_call_id, sql, reason) until they decide again."""
+
     final_answer: str | None
     """The answer to the current question, set by format_final_response."""
 
@@ -58,6 +62,7 @@ def new_question_state() -> dict[str, Any]:
         "records": None,
         "sql_execution_count": 0,
         "sql_refusal_count": 0,
+        "sql_approval": {"approved": [], "refused_edit": None},
         "final_answer": None,
         "examples_prompt": None,
         "examples_used": [],

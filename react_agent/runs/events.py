@@ -29,6 +29,8 @@ class RunResult:
     """Tokens of the turn's model calls, when the server reported them (turn_work)."""
     examples_used: list[str] = field(default_factory=list)
     """Ids of the stored examples and notes the model was shown (the memory)."""
+    approval: dict[str, Any] | None = None
+    """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
     question: str = ""
     """The question the run answered (the chart rules read whether it asks for a share)."""
 

@@ -10,8 +10,17 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Durability
+from langgraph.types import Command, Durability
 
+from react_agent.approval.decisions import ApprovalDecision
+from react_agent.approval.node import APPROVE_SQL_FLAG
+from react_agent.approval.pending import (
+    INTERRUPT_UPDATE,
+    check_resume,
+    close_pending_approval,
+    describe_interrupt,
+    pending_approval,
+)
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
@@ -63,12 +72,25 @@ class AgentRunner:
         self.draining = False
 
     async def start(
-        self, question: str, thread_id: str, *, lang: str | None = None, stream_tokens: bool = False
+        self,
+        question: str,
+        thread_id: str,
+        *,
+        lang: str | None = None,
+        stream_tokens: bool = False,
+        approve_sql: bool = False,
+        resume: ApprovalDecision | None = None,
     ) -> Run:
         """Claim the thread and start answering in the background.
 
+        With `approve_sql` the run stops before each query for a person's decision; with
+        `resume` (and no question) it goes on from such a stop with the person's decision.
+
         Raises:
-            ServiceError: 409 THREAD_BUSY when the thread is already answering a question.
+            ServiceError: 409 THREAD_BUSY when the thread is already answering a question;
+                409 NOT_AWAITING_APPROVAL or STALE_INTERRUPT for a resume that answers
+                nothing pending (checked once the thread is ours, so two resumes of one
+                interrupt cannot both pass).
 
         """
         if self.draining:
@@ -76,10 +98,18 @@ class AgentRunner:
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
         release = await self.locks.claim(thread_id)
+        if resume is not None:
+            try:
+                snapshot = await self.graph.aget_state(self.config_for(thread_id, lang))
+                check_resume(snapshot, resume, thread_id)
+            except BaseException:
+                await release()
+                raise
         run = Run(thread_id, lang)
         self.active[thread_id] = run
+        graph_input = resume if resume is not None else question
         run.task = asyncio.create_task(
-            self._execute(run, question, stream_tokens, release),
+            self._execute(run, graph_input, stream_tokens, release, approve_sql),
             name=f"run-{thread_id}",
             # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
             context=contextvars.Context(),
@@ -113,19 +143,28 @@ class AgentRunner:
         """Cancel every run still going and wait for them to end."""
         await self.drain(0)
 
-    def config_for(self, thread_id: str, lang: str | None = None) -> dict[str, Any]:
+    def config_for(
+        self, thread_id: str, lang: str | None = None, approve_sql: bool = False
+    ) -> dict[str, Any]:
         """Return the graph config of a thread."""
         return {
-            "configurable": {"thread_id": thread_id, "lang": lang},
+            "configurable": {"thread_id": thread_id, "lang": lang, APPROVE_SQL_FLAG: approve_sql},
             "recursion_limit": self.recursion_limit,
         }
 
-    async def _execute(self, run: Run, question: str, stream_tokens: bool, release: Any) -> None:
+    async def _execute(
+        self,
+        run: Run,
+        question: str | ApprovalDecision,
+        stream_tokens: bool,
+        release: Any,
+        approve_sql: bool = False,
+    ) -> None:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
         )
         try:
-            final = RunFinished(await self._answer(run, question, stream_tokens))
+            final = RunFinished(await self._answer(run, question, stream_tokens, approve_sql))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
             raise
@@ -149,22 +188,19 @@ class AgentRunner:
             finally:
                 run.append(final)
 
-    async def _answer(self, run: Run, question: str, stream_tokens: bool) -> RunResult:
-        config = self.config_for(run.thread_id, run.lang)
+    async def _answer(
+        self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, approve_sql: bool
+    ) -> RunResult:
+        # A resumed run asks for approval again: the model's next query waits as well.
+        resuming = isinstance(question, ApprovalDecision)
+        config = self.config_for(run.thread_id, run.lang, approve_sql or resuming)
         path: list[str] = []
+        approval: dict[str, Any] | None = None
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
-            history: list[AnyMessage] = snapshot.values.get("messages", [])
-            closing = close_unfinished_turn(history, run.lang)
-            graph_input = {
-                "messages": [*closing, stamped(HumanMessage(question))],
-                **new_question_state(),
-            }
-            # The result is read from the updates, not from the checkpoint afterwards: that
-            # would load and decode the whole conversation again for every question.
-            tally = ResultTally(history, graph_input)
+            graph_input, tally = _graph_input(snapshot, question, run.lang)
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
@@ -173,6 +209,9 @@ class AgentRunner:
             ):
                 if mode == "updates":
                     for node, update in chunk.items():
+                        if node == INTERRUPT_UPDATE:
+                            approval = describe_interrupt(update)
+                            continue
                         path.append(node)
                         tally.add(update)
                         work.add(update)
@@ -185,7 +224,38 @@ class AgentRunner:
                     if token:
                         run.append(TokenStreamed(token))
         result = tally.result(run.thread_id, path)
-        return replace(result, sqls=work.sqls, usage=work.usage(), question=question)
+        return replace(
+            result,
+            sqls=work.sqls,
+            usage=work.usage(),
+            question=question if isinstance(question, str) else "",
+            approval=approval,
+        )
+
+
+def _graph_input(
+    snapshot: Any, question: str | ApprovalDecision, lang: str | None
+) -> tuple[Any, ResultTally]:
+    """Return the graph's input for a question or a resume, and the tally of its result.
+
+    The result is read from the updates, not from the checkpoint afterwards: that would
+    load and decode the whole conversation again for every question.
+    """
+    history: list[AnyMessage] = snapshot.values.get("messages", [])
+    if isinstance(question, ApprovalDecision):
+        # The question goes on: its per-question fields so far count in its result.
+        values = {k: v for k, v in snapshot.values.items() if k != "messages"}
+        return Command(resume=question.as_resume_value()), ResultTally(history, values)
+    if pending_approval(snapshot) is not None:
+        # A new question on a thread waiting for approval rejects the waiting SQL.
+        closing = close_pending_approval(history, lang)
+    else:
+        closing = close_unfinished_turn(history, lang)
+    graph_input = {
+        "messages": [*closing, stamped(HumanMessage(question))],
+        **new_question_state(),
+    }
+    return graph_input, ResultTally(history, graph_input)
 
 
 def _tool_names(update: Any) -> list[str]:
