@@ -8,7 +8,9 @@ from contextlib import AsyncExitStack
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
+from app.auth import install_api_keys, load_api_keys
 from app.errors import register_error_handlers
+from app.openai_compat import routes as openai_routes
 from app.openapi import install_openapi
 from app.routes import ask, ask_stream, conversations, health, page
 from app.stream_runs import StreamRuns
@@ -67,6 +69,8 @@ def create_app(
     app.register_blueprint(conversations.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
+    app.register_blueprint(openai_routes.blueprint)
+    install_api_keys(app, load_api_keys(settings))
     register_error_handlers(app)
     install_openapi(app)
     return app

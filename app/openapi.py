@@ -32,6 +32,14 @@ class EnvelopeOpenAPIProvider(OpenAPIProvider):
         elif getattr(model, "openapi_content_type", None) == "text/event-stream":
             envelope = response["content"]["application/json"]["schema"]
             response["content"] = {"text/event-stream": {"schema": sse_event_schema(envelope)}}
+        elif getattr(model, "openapi_event_stream_alternative", False):
+            response["content"]["text/event-stream"] = {
+                "schema": {
+                    "type": "string",
+                    "description": "With `stream: true`: chunk events as `data:` lines, "
+                    "then `data: [DONE]`.",
+                }
+            }
         return response, definitions
 
 

@@ -129,6 +129,20 @@ class Settings(BaseSettings):
         "ended with an error event.",
     )
 
+    # --- Reach: OpenAI-compatible endpoint, MCP and API keys ---
+    agent_model_name: str = Field(
+        default="sql-react-agent",
+        description="The one model id /v1/models lists and /v1/chat/completions accepts.",
+    )
+    api_keys: SecretStr | None = Field(
+        default=None,
+        description="API keys; unset (the default) leaves the service open. `key` or "
+        "`key=alice,bob` (bound to those user ids), several separated by `;`.",
+    )
+    api_keys_file: Path | None = Field(
+        default=None, description="A file of API keys, one `key` or `key=alice,bob` a line."
+    )
+
     @field_validator("openai_base_url", "data_database_url", "checkpoint_database_url")
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from quart import Blueprint, current_app, g, request
 from quart_schema import document_request, document_response
 
+from app.auth import authorize_user
 from app.envelope import success_envelope
 from app.final_data import build_final_data
 from app.openapi import document_errors
@@ -27,6 +28,7 @@ def accept(payload: dict) -> AskRequest:
         payload, current_app.extensions["thread_id_clock"], accept_language=accept_language
     )
     g.lang = ask.lang
+    authorize_user(ask.user_id)
     if not ask.is_new_thread:
         # A new id is only real once its run starts; errors before that must not name it.
         g.conversation_id = ask.thread_id
