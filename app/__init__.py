@@ -10,6 +10,8 @@ from quart import Quart
 
 from app.auth import install_api_keys, load_api_keys
 from app.errors import register_error_handlers
+from app.mcp.server import build_mcp_server
+from app.mcp.tools import DataTools
 from app.openai_compat import routes as openai_routes
 from app.openapi import install_openapi
 from app.routes import ask, ask_stream, conversations, health, page
@@ -71,6 +73,9 @@ def create_app(
     app.register_blueprint(page.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
+    app.extensions["mcp"] = build_mcp_server(
+        DataTools(lambda: app.extensions["agent"], app.extensions["thread_id_clock"])
+    )
     register_error_handlers(app)
     install_openapi(app)
     return app

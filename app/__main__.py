@@ -10,6 +10,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 from app import create_app
+from app.asgi import ServiceASGI
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -48,7 +49,7 @@ async def serve_forever(settings: Settings) -> None:
             drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
             app.extensions["drain_task"] = drain
 
-    await serve(app, config, shutdown_trigger=drain_on_signal)
+    await serve(ServiceASGI(app), config, shutdown_trigger=drain_on_signal)
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ OPEN_PREFIXES = ("/static/",)
 """The page's own files."""
 API_KEY_QUERY_PARAMETER = "api_key"
 """Where a browser's EventSource, which cannot send headers, puts the key."""
-USER_FIELDS = ("user_id",)
+USER_FIELDS = ("user_id", "user")
 THREAD_FIELDS = ("thread_id", "conversation_id")
 
 
@@ -130,6 +130,16 @@ def install_api_keys(app: Quart, keys: ApiKeys) -> None:
         keys: ApiKeys = current_app.extensions["api_keys"]
         if not keys.enabled or is_open_path(request.path):
             return
-        g.api_key = keys.authenticate(request.headers, request.args.get(API_KEY_QUERY_PARAMETER))
-        for user_id in users_named({**request.args, **(request.view_args or {})}):
+        g.api_key = key = keys.authenticate(
+            request.headers, request.args.get(API_KEY_QUERY_PARAMETER)
+        )
+        if key is None or key.users is None:
+            return
+        named = {**request.args, **(request.view_args or {})}
+        if request.is_json:
+            # Quart keeps the body, so the route reads it again; bad JSON is its to report.
+            body = await request.get_json(silent=True)
+            if isinstance(body, dict):
+                named.update({k: v for k, v in body.items() if isinstance(v, str)})
+        for user_id in users_named(named):
             authorize_user(user_id)

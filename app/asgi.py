@@ -1,0 +1,72 @@
+"""The service's ASGI front: `/mcp` goes to the MCP server, everything else to the Quart app."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quart import Quart
+
+from app.auth import ApiKeys
+from app.envelope import error_envelope
+from app.mcp.server import API_KEY_SCOPE_KEY
+from config import resolve_lang
+from react_agent.errors import ServiceError
+
+MCP_PATH = "/mcp"
+
+
+class ServiceASGI:
+    """Serves the Quart app and, beside it, the MCP server's streamable-HTTP app.
+
+    The MCP sessions live as long as the app's lifespan: the session manager runs around
+    Quart's own start-up and shutdown. `/mcp` needs the same API key as every other route.
+    """
+
+    def __init__(self, app: Quart) -> None:
+        self.app = app
+        self.mcp_server = app.extensions["mcp"]
+        self.mcp_app = self.mcp_server.streamable_http_app(
+            streamable_http_path=MCP_PATH, host=app.extensions["settings"].host
+        )
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Dispatch one ASGI connection (or the lifespan) to the app it belongs to."""
+        if scope["type"] == "lifespan":
+            async with self.mcp_server.session_manager.run():
+                await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
+            headers = {
+                name.decode("latin-1").lower(): value.decode("latin-1")
+                for name, value in scope.get("headers", [])
+            }
+            keys: ApiKeys = self.app.extensions["api_keys"]
+            try:
+                key = keys.authenticate(headers, None)
+            except ServiceError as error:
+                await send_error(send, error, headers.get("accept-language"))
+                return
+            await self.mcp_app({**scope, API_KEY_SCOPE_KEY: key}, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+async def send_error(send: Any, error: ServiceError, accept_language: str | None) -> None:
+    """Answer a request the front refuses with the service's error envelope."""
+    body = json.dumps(
+        error_envelope(error, resolve_lang(None, accept_language)), ensure_ascii=False
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": error.status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b"Bearer"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
