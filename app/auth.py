@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hmac
+import logging
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,7 @@ API_KEY_QUERY_PARAMETER = "api_key"
 """Where a browser's EventSource, which cannot send headers, puts the key."""
 USER_FIELDS = ("user_id", "user")
 THREAD_FIELDS = ("thread_id", "conversation_id")
+_QUERY_KEY = re.compile(rf"({API_KEY_QUERY_PARAMETER}=)[^&\s\"]*")
 
 
 @dataclass(frozen=True)
@@ -121,9 +124,38 @@ def users_named(values: Mapping[str, str]) -> list[str]:
     return users
 
 
+class QueryKeyRedaction(logging.Filter):
+    """Masks `api_key=` query values in log records (the access log prints request lines)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message and arguments; never drop the record."""
+        if isinstance(record.msg, str):
+            record.msg = redact_query_key(record.msg)
+        if isinstance(record.args, dict):
+            # Hypercorn's access log atoms: a dict subclass, so it is changed in place.
+            for name, value in list(record.args.items()):
+                if isinstance(value, str):
+                    record.args[name] = redact_query_key(value)
+        elif isinstance(record.args, tuple):
+            record.args = tuple(
+                redact_query_key(value) if isinstance(value, str) else value
+                for value in record.args
+            )
+        return True
+
+
+def redact_query_key(text: str) -> str:
+    """Return `text` with the value of every `api_key=` query parameter masked."""
+    return _QUERY_KEY.sub(r"\1***", text)
+
+
+ACCESS_LOG_REDACTION = QueryKeyRedaction()
+
+
 def install_api_keys(app: Quart, keys: ApiKeys) -> None:
     """Check the key of every request but the open ones, and the users its path names."""
     app.extensions["api_keys"] = keys
+    logging.getLogger("hypercorn.access").addFilter(ACCESS_LOG_REDACTION)
 
     @app.before_request
     async def require_api_key() -> None:

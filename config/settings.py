@@ -149,6 +149,12 @@ class Settings(BaseSettings):
         # An empty line in .env (OPENAI_BASE_URL=) means "not set", not "the empty URL".
         return value.strip() or None if value is not None else None
 
+    @field_validator("api_keys_file", mode="before")
+    @classmethod
+    def _blank_path_is_unset(cls, value: object) -> object:
+        # API_KEYS_FILE= in .env means "no file", not the current directory.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("postgres_prepare_threshold", mode="before")
     @classmethod
     def _none_disables_preparing(cls, value: object) -> object:

@@ -41,6 +41,8 @@ const TEXT = {
     canRetry: "可以稍后重试。",
     badEvent: "收到无法解析的事件：{data}",
     unknownError: "未知错误",
+    apiKeyPrompt: "此服务需要 API 密钥，请输入：",
+    apiKeyRequired: "需要 API 密钥才能提问。",
   },
   "en-US": {
     title: "Ask your data",
@@ -74,6 +76,8 @@ const TEXT = {
     canRetry: "You can try again later.",
     badEvent: "Received an event that could not be read: {data}",
     unknownError: "Unknown error",
+    apiKeyPrompt: "This service needs an API key. Enter it:",
+    apiKeyRequired: "An API key is needed to ask.",
   },
 };
 
@@ -358,9 +362,37 @@ function onStreamError(run) {
   finishRun(run, t("failed"));
 }
 
-function ask(event) {
+// With API_KEYS set the service answers 401 without a key. The page asks for it once, keeps
+// it in localStorage and sends it as ?api_key= (EventSource cannot send headers).
+const API_KEY_STORAGE = "sqlAgentApiKey";
+const KEY_CHECK_URL = "v1/models";
+
+async function apiKeyParam() {
+  for (;;) {
+    const key = localStorage.getItem(API_KEY_STORAGE) || "";
+    const headers = key ? { Authorization: `Bearer ${key}` } : {};
+    const response = await fetch(KEY_CHECK_URL, { headers });
+    if (response.status !== 401) return key;
+    const entered = (window.prompt(t("apiKeyPrompt")) || "").trim();
+    if (!entered) return null;
+    localStorage.setItem(API_KEY_STORAGE, entered);
+  }
+}
+
+async function ask(event) {
   event.preventDefault();
   if (current) return;
+  let key = "";
+  try {
+    key = await apiKeyParam();
+  } catch (error) {
+    showError(String(error));
+    return;
+  }
+  if (key === null) {
+    showError(t("apiKeyRequired"));
+    return;
+  }
   const question = ui.question.value.trim();
   if (!question) {
     showError(t("questionRequired"));
@@ -373,6 +405,7 @@ function ask(event) {
   const params = new URLSearchParams({ question, lang: ui.lang.value });
   if (userId) params.set("user_id", userId);
   if (conversationId) params.set("thread_id", conversationId);
+  if (key) params.set("api_key", key);
   resetRun(question);
   const run = { es: null, settled: false, ended: false, reconnects: 0 };
   try {

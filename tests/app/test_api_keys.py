@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -10,7 +11,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from app.auth import parse_api_keys
+from app.auth import ACCESS_LOG_REDACTION, parse_api_keys
 from tests.app.test_mcp_server import http_session
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer
@@ -199,3 +200,12 @@ async def test_keys_come_from_a_file_too_and_are_never_logged(settings, tmp_path
     assert re.search(
         r"\*{5,}", repr(settings.model_copy(update={"api_keys": SecretStr(ALICE_KEY)}))
     )
+
+
+def test_the_access_log_masks_a_key_sent_as_a_query_parameter(caplog):
+    access = logging.getLogger("hypercorn.access")
+    access.addFilter(ACCESS_LOG_REDACTION)  # create_app installs it; here without an app
+    caplog.set_level("INFO", logger="hypercorn.access")
+    # Hypercorn logs a format string with a dict of atoms, the request line among them.
+    access.info('"%(r)s" %(s)s', {"r": f"GET /x?q=1&api_key={ALICE_KEY}&u=a HTTP/1.1", "s": 200})
+    assert ALICE_KEY not in caplog.text and "api_key=***&u=a" in caplog.text
