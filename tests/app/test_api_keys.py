@@ -209,3 +209,16 @@ def test_the_access_log_masks_a_key_sent_as_a_query_parameter(caplog):
     # Hypercorn logs a format string with a dict of atoms, the request line among them.
     access.info('"%(r)s" %(s)s', {"r": f"GET /x?q=1&api_key={ALICE_KEY}&u=a HTTP/1.1", "s": 200})
     assert ALICE_KEY not in caplog.text and "api_key=***&u=a" in caplog.text
+
+
+async def test_a_bound_key_may_not_start_a_guest_conversation(keyed):
+    # No user named anywhere: the ask rules make it "guest", whom the key does not cover.
+    response = await keyed.http.post(
+        "/api/v0/ask_react_agent", json={"question": "q"}, headers=bearer(ALICE_KEY)
+    )
+    assert response.status_code == 403 and response.json()["data"]["error_type"] == "FORBIDDEN"
+    allowed = await keyed.http.post(
+        "/api/v0/ask_react_agent", json={"question": "q"}, headers=bearer(OPEN_KEY)
+    )
+    assert allowed.status_code == 200
+    assert allowed.json()["data"]["conversation_id"].startswith("guest:")

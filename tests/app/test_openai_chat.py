@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from urllib.parse import unquote
 
 import httpx
 import openai
@@ -154,6 +155,43 @@ async def test_client_disconnect_cancels_the_streamed_run(service, model):
             assert response.status_code == 200
             await entered.wait()
             run = service.app.extensions["agent"].runner.active[thread]
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(run.task, 10)
+    assert run.events[-1].error.error_type == "RUN_CANCELLED"
+
+
+async def test_a_non_ascii_user_id_round_trips_in_the_conversation_header(service, model):
+    model.replies = [answer("一"), answer("二")]
+    client = async_client(service)
+    first = await client.chat.completions.with_raw_response.create(
+        model=MODEL, messages=[{"role": "user", "content": "第一"}], user="王五"
+    )
+    header = first.headers["x-conversation-id"]
+    assert first.parse().model_extra["conversation_id"] == unquote(header)
+    assert unquote(header).startswith("王五:")
+    second = await client.chat.completions.create(
+        model=MODEL,
+        messages=[{"role": "user", "content": "第二"}],
+        extra_headers={"X-Conversation-Id": header},
+    )
+    assert second.model_extra["conversation_id"] == unquote(header)
+
+
+async def test_client_disconnect_cancels_a_non_streamed_run(service, model):
+    entered = asyncio.Event()
+    model.replies = [answer("never sent")]
+    model.gates[0], model.entered[0] = asyncio.Event(), entered  # never released
+    thread = "qian:20250101000000000"
+    request = asyncio.create_task(
+        service.http.post(
+            "/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": "q"}]},
+            headers={"X-Conversation-Id": thread},
+        )
+    )
+    await entered.wait()
+    run = service.app.extensions["agent"].runner.active[thread]
+    request.cancel()  # closes the connection
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(run.task, 10)
     assert run.events[-1].error.error_type == "RUN_CANCELLED"
