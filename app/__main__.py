@@ -40,6 +40,7 @@ async def serve_forever(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     app = create_app(settings)
+    front = ServiceASGI(app)
 
     async def drain_on_signal() -> None:
         await stop.wait()
@@ -48,8 +49,12 @@ async def serve_forever(settings: Settings) -> None:
             # Runs in the background while Hypercorn waits for the streams to end.
             drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
             app.extensions["drain_task"] = drain
+            # MCP sessions hold a GET stream open; they end once no tool call is running.
+            drain.add_done_callback(lambda _: front.stop_mcp())
+        else:
+            front.stop_mcp()
 
-    await serve(ServiceASGI(app), config, shutdown_trigger=drain_on_signal)
+    await serve(front, config, shutdown_trigger=drain_on_signal)
 
 
 def main() -> None:

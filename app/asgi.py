@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 from quart import Quart
 
 from app.auth import ApiKeys
@@ -19,8 +20,8 @@ MCP_PATH = "/mcp"
 class ServiceASGI:
     """Serves the Quart app and, beside it, the MCP server's streamable-HTTP app.
 
-    The MCP sessions live as long as the app's lifespan: the session manager runs around
-    Quart's own start-up and shutdown. `/mcp` needs the same API key as every other route.
+    The MCP session manager starts before Quart's start-up and runs until `stop_mcp` or the
+    end of the lifespan. `/mcp` needs the same API key as every other route.
     """
 
     def __init__(self, app: Quart) -> None:
@@ -29,12 +30,24 @@ class ServiceASGI:
         self.mcp_app = self.mcp_server.streamable_http_app(
             streamable_http_path=MCP_PATH, host=app.extensions["settings"].host
         )
+        self._mcp_stop = anyio.Event()
+
+    def stop_mcp(self) -> None:
+        """End every MCP session (and its open GET stream), so shutdown need not wait for them.
+
+        `python -m app` calls it once the runs in flight have finished or been cancelled.
+        """
+        self._mcp_stop.set()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Dispatch one ASGI connection (or the lifespan) to the app it belongs to."""
         if scope["type"] == "lifespan":
-            async with self.mcp_server.session_manager.run():
-                await self.app(scope, receive, send)
+            async with anyio.create_task_group() as sessions:
+                await sessions.start(self._run_mcp_sessions)
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    self.stop_mcp()
             return
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
@@ -51,6 +64,11 @@ class ServiceASGI:
             await self.mcp_app({**scope, API_KEY_SCOPE_KEY: key}, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _run_mcp_sessions(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        async with self.mcp_server.session_manager.run():
+            task_status.started()
+            await self._mcp_stop.wait()
 
 
 async def send_error(send: Any, error: ServiceError, accept_language: str | None) -> None:

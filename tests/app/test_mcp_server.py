@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,9 +16,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from tests.support.held_runs import service_env, start_service
 from tests.support.scripted_model import answer, call_tool
+from tests.support.service_process import stop_process
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+HYPERCORN_KEEP_ALIVE = 5.0
+"""Hypercorn closes an idle keep-alive connection after this many seconds, at shutdown too."""
 REGION_SQL = (
     "SELECT r.region_name AS region, COUNT(*) AS stores FROM stores s "
     "JOIN regions r ON r.region_id = s.region_id GROUP BY r.region_name"
@@ -126,3 +133,21 @@ async def test_stdio_server_lists_and_calls_tools_with_progress(stub, tmp_path):
     result = structured(asked)
     assert result["sql"] and result["rows"] and result["conversation_id"].startswith("guest:")
     assert "⚙️ 执行查询 run_sql" in progress
+
+
+async def test_an_open_mcp_session_does_not_hold_up_shutdown(stub, tmp_path):
+    grace = 2.0
+    env = service_env(stub, "memory", SHUTDOWN_GRACE=str(grace))
+    service = await start_service(env, tmp_path)
+    try:
+        async with http_session(service.base_url) as session:
+            assert (await session.list_tools()).tools
+            sent = time.monotonic()
+            service.process.send_signal(signal.SIGTERM)
+            # Hypercorn would wait SHUTDOWN_GRACE + 5 s for the session's GET stream, then
+            # cancel it with tracebacks; the front ends the sessions once the runs are done.
+            code = await asyncio.to_thread(service.process.wait, grace + HYPERCORN_KEEP_ALIVE)
+        assert code == 0 and time.monotonic() - sent < grace + HYPERCORN_KEEP_ALIVE
+        assert "Traceback" not in service.log_tail(), service.log_tail()
+    finally:
+        stop_process(service.process)
