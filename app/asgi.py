@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -30,7 +31,8 @@ class ServiceASGI:
         self.mcp_app = self.mcp_server.streamable_http_app(
             streamable_http_path=MCP_PATH, host=app.extensions["settings"].host
         )
-        self._mcp_stop = anyio.Event()
+        self._mcp_stop = asyncio.Event()
+        self._mcp_stopped = asyncio.Event()
 
     def stop_mcp(self) -> None:
         """End every MCP session (and its open GET stream), so shutdown need not wait for them.
@@ -42,12 +44,7 @@ class ServiceASGI:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Dispatch one ASGI connection (or the lifespan) to the app it belongs to."""
         if scope["type"] == "lifespan":
-            async with anyio.create_task_group() as sessions:
-                await sessions.start(self._run_mcp_sessions)
-                try:
-                    await self.app(scope, receive, send)
-                finally:
-                    self.stop_mcp()
+            await self._lifespan(scope, receive, send)
             return
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
@@ -65,10 +62,30 @@ class ServiceASGI:
             return
         await self.app(scope, receive, send)
 
+    async def _lifespan(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        # The sessions end before Quart hears of the shutdown, so all is closed by the time
+        # Hypercorn gets `lifespan.shutdown.complete` (it cancels the lifespan after that).
+        async def receive_after_mcp_stopped() -> dict[str, Any]:
+            message = await receive()
+            if message["type"] == "lifespan.shutdown":
+                self.stop_mcp()
+                await self._mcp_stopped.wait()
+            return message
+
+        async with anyio.create_task_group() as sessions:
+            await sessions.start(self._run_mcp_sessions)
+            try:
+                await self.app(scope, receive_after_mcp_stopped, send)
+            finally:
+                self.stop_mcp()
+
     async def _run_mcp_sessions(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-        async with self.mcp_server.session_manager.run():
-            task_status.started()
-            await self._mcp_stop.wait()
+        try:
+            async with self.mcp_server.session_manager.run():
+                task_status.started()
+                await self._mcp_stop.wait()
+        finally:
+            self._mcp_stopped.set()
 
 
 async def send_error(send: Any, error: ServiceError, accept_language: str | None) -> None:
