@@ -8,8 +8,17 @@ from contextlib import AsyncExitStack
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
-from app.app_state import install_app_state, set_agent_service
+from app.app_state import (
+    agent_service_of,
+    install_app_state,
+    set_agent_service,
+    thread_id_clock_of,
+)
+from app.auth import install_api_keys, load_api_keys
 from app.errors import register_error_handlers
+from app.mcp.server import build_mcp_server
+from app.mcp.tools import DataTools
+from app.openai_compat import routes as openai_routes
 from app.openapi import install_openapi
 from app.routes import (
     ask,
@@ -77,6 +86,11 @@ def create_app(
     app.register_blueprint(page.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)
+    app.register_blueprint(openai_routes.blueprint)
+    install_api_keys(app, load_api_keys(settings))
+    app.extensions["mcp"] = build_mcp_server(
+        DataTools(lambda: agent_service_of(app), thread_id_clock_of(app))
+    )
     register_error_handlers(app)
     install_openapi(app)
     return app

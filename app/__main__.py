@@ -11,6 +11,7 @@ from hypercorn.config import Config
 
 from app import create_app
 from app.app_state import agent_service_of
+from app.asgi import ServiceASGI
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -41,15 +42,21 @@ async def serve_forever(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     app = create_app(settings)
     drains: list[asyncio.Task[None]] = []
+    front = ServiceASGI(app)
 
     async def drain_on_signal() -> None:
         await stop.wait()
         agent = agent_service_of(app)
         if agent is not None and agent.runner is not None:
             # Runs in the background while Hypercorn waits for the streams to end.
-            drains.append(asyncio.create_task(agent.runner.drain(settings.shutdown_grace)))
+            drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
+            drains.append(drain)
+            # MCP sessions hold a GET stream open; they end once no tool call is running.
+            drain.add_done_callback(lambda _: front.stop_mcp())
+        else:
+            front.stop_mcp()
 
-    await serve(app, config, shutdown_trigger=drain_on_signal)
+    await serve(front, config, shutdown_trigger=drain_on_signal)
     # Held until here so the task is not garbage-collected, and its errors are not lost.
     await asyncio.gather(*drains)
 

@@ -50,3 +50,13 @@ def stream_runs() -> StreamRuns:
 def thread_id_clock() -> ThreadIdClock:
     """Return the current app's source of new thread ids."""
     return current_app.extensions[_THREAD_ID_CLOCK]
+
+
+def thread_id_clock_of(app: Quart) -> ThreadIdClock:
+    """Return `app`'s thread-id clock (for code that runs outside a request)."""
+    return app.extensions[_THREAD_ID_CLOCK]
+
+
+def app_settings_of(app: Quart) -> Settings:
+    """Return `app`'s settings (for code that runs outside a request)."""
+    return app.extensions[_SETTINGS]

@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from app.asking.validation import describe_validation_error
 from app.envelope import error_envelope
+from app.openai_compat.errors import is_openai_path, openai_error_body
 from config import resolve_lang
 from react_agent.errors import ServiceError
 
@@ -49,7 +50,11 @@ def request_lang() -> str:
 
 
 def error_response(error: ServiceError) -> Response:
-    """Return the envelope response of `error` for the current request."""
+    """Return the envelope response of `error` (OpenAI's error format on /v1 routes)."""
+    if is_openai_path(request.path):
+        response = jsonify(openai_error_body(error))
+        response.status_code = error.status
+        return response
     body = error_envelope(
         error,
         request_lang(),

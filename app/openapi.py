@@ -38,6 +38,14 @@ class EnvelopeOpenAPIProvider(OpenAPIProvider):
                 "text/event-stream": {"schema": sse_event_schema(envelope)},
                 "application/x-ndjson": {"schema": ndjson_line_schema(envelope)},
             }
+        elif getattr(model, "openapi_event_stream_alternative", False):
+            response["content"]["text/event-stream"] = {
+                "schema": {
+                    "type": "string",
+                    "description": "With `stream: true`: chunk events as `data:` lines, "
+                    "then `data: [DONE]`.",
+                }
+            }
         return response, definitions
 
 

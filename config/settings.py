@@ -165,6 +165,20 @@ class Settings(BaseSettings):
         "ended with an error event.",
     )
 
+    # --- Reach: OpenAI-compatible endpoint, MCP and API keys ---
+    agent_model_name: str = Field(
+        default="sql-react-agent",
+        description="The one model id /v1/models lists and /v1/chat/completions accepts.",
+    )
+    api_keys: SecretStr | None = Field(
+        default=None,
+        description="API keys; unset (the default) leaves the service open. `key` or "
+        "`key=alice,bob` (bound to those user ids), several separated by `;`.",
+    )
+    api_keys_file: Path | None = Field(
+        default=None, description="A file of API keys, one `key` or `key=alice,bob` a line."
+    )
+
     @field_validator(
         "openai_base_url",
         "data_database_url",
@@ -176,6 +190,12 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: str | None) -> str | None:
         # An empty line in .env (OPENAI_BASE_URL=) means "not set", not "the empty URL".
         return value.strip() or None if value is not None else None
+
+    @field_validator("api_keys_file", mode="before")
+    @classmethod
+    def _blank_path_is_unset(cls, value: object) -> object:
+        # API_KEYS_FILE= in .env means "no file", not the current directory.
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("postgres_prepare_threshold", mode="before")
     @classmethod

@@ -20,6 +20,7 @@ from quart import g, request
 from app.app_state import app_settings, thread_id_clock
 from app.asking.resume import validate_resume_request
 from app.asking.validation import AskRequest, validate_ask_request
+from app.auth import authorize_user
 from config import resolve_lang
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
@@ -38,6 +39,7 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     else:
         ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
+    authorize_user(ask.user_id)
     if app_settings().sql_approval == "always":
         ask = replace(ask, approve_sql=True)
     if not ask.is_new_thread:

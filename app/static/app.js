@@ -1,5 +1,6 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
 
+import { apiFetch, ensureApiKey, withKey } from "./api_key.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
 import { clearChart, drawChart } from "./chart.js";
 import {
@@ -179,7 +180,7 @@ function showFeedback(data) {
     button.onclick = () => rate(button.dataset.thumb === "up");
   }
   async function send(url, init) {
-    const response = await fetch(url, init);
+    const response = await apiFetch(url, init);
     const envelope = await response.json();
     if (!response.ok) throw new Error(envelope.message || response.statusText);
     return envelope.data;
@@ -308,9 +309,20 @@ function onStreamError(run) {
   finishRun(run, t("failed"));
 }
 
-function ask(event) {
+async function ask(event) {
   event.preventDefault();
   if (current) return;
+  let key = "";
+  try {
+    key = await ensureApiKey(() => window.prompt(t("apiKeyPrompt")));
+  } catch (error) {
+    showError(String(error));
+    return;
+  }
+  if (key === null) {
+    showError(t("apiKeyRequired"));
+    return;
+  }
   const question = ui.question.value.trim();
   if (!question) {
     showError(t("questionRequired"));
@@ -339,7 +351,7 @@ function followStream(params, question) {
   resetRun(question);
   const run = { es: null, settled: false, ended: false, reconnects: 0 };
   try {
-    run.es = new EventSource(`${STREAM_URL}?${params}`);
+    run.es = new EventSource(withKey(`${STREAM_URL}?${params}`));
   } catch (error) {
     showError(String(error));
     return;

@@ -1,4 +1,5 @@
 // The SQL approval card (issue #13): shows the SQL a run stopped for, and sends the decision.
+import { apiFetch } from "./api_key.js";
 
 const STATUS_URL = "api/v0/react/status/";
 
@@ -74,7 +75,7 @@ export function hideApproval() {
 
 /** Return the approval a conversation waits for (from /status), or null. */
 export async function pendingApproval(threadId, lang) {
-  const response = await fetch(`${STATUS_URL}${encodeURIComponent(threadId)}?lang=${lang}`);
+  const response = await apiFetch(`${STATUS_URL}${encodeURIComponent(threadId)}?lang=${lang}`);
   if (!response.ok) return null;
   const body = await response.json();
   return body?.data?.status === "awaiting_approval" ? body.data.approval : null;

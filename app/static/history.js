@@ -1,5 +1,6 @@
 // Earlier conversations: the sidebar list, and a conversation's turns read back from the service.
 
+import { apiFetch } from "./api_key.js";
 import { t } from "./i18n.js";
 import { ToolList } from "./tool_items.js";
 
@@ -9,7 +10,7 @@ const DETAIL_URL = (threadId) => `api/v0/react/conversations/${encodeURIComponen
 const ROLES = { user: "user", human: "user", assistant: "ai", ai: "ai", tool: "tool" };
 
 async function getData(url, params) {
-  const response = await fetch(`${url}?${new URLSearchParams(params)}`);
+  const response = await apiFetch(`${url}?${new URLSearchParams(params)}`);
   const envelope = await response.json().catch(() => null);
   if (!response.ok || !envelope?.success) {
     throw new Error(envelope?.message || `HTTP ${response.status}`);

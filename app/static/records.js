@@ -1,5 +1,6 @@
 // Result tables: column headers and rows of a `records` object (rows as objects or arrays).
 
+import { withKey } from "./api_key.js";
 import { t } from "./i18n.js";
 
 function formatCell(value) {
@@ -59,7 +60,7 @@ export function csvLink(threadId, resultId) {
   link.dataset.resultId = resultId;
   const userId = threadId.split(":")[0];
   const path = `api/v0/react/conversations/${encodeURIComponent(threadId)}/results/`;
-  link.href = `${path}${encodeURIComponent(resultId)}.csv?user_id=${encodeURIComponent(userId)}`;
+  link.href = withKey(`${path}${encodeURIComponent(resultId)}.csv?user_id=${encodeURIComponent(userId)}`);
   link.download = `result-${resultId}.csv`;
   link.textContent = t("downloadCsv");
   return link;

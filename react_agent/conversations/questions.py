@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AnyMessage, HumanMessage
 
-from react_agent.graph.nodes import message_text
+from react_agent.graph.messages import message_text
 
 CONVERSATION_TITLE_CHARS = 50
 """The replaced service's title: the first question's first 50 characters, then `...`."""

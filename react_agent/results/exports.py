@@ -15,8 +15,8 @@ from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.records import to_json_value
 from react_agent.errors import ServiceError
 from react_agent.runs.runner import AgentRunner
+from react_agent.tools.results import find_result
 from react_agent.tools.sql_guard import QueryRejected, check_query
-from react_agent.tools.sql_tools import find_result
 
 logger = logging.getLogger(__name__)
 

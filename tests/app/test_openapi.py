@@ -13,6 +13,8 @@ import httpx
 from tests.support.service_process import start_service_process, start_stub_llm
 
 MIN_GENERATED_CASES = 500
+KEY = "schemathesis-key"
+"""With API keys on, as deployed: every request (and the schema's own) carries the key."""
 UNDOCUMENTED = {"/static/<path:filename>", "/openapi.json", "/docs", "/"}
 
 
@@ -53,15 +55,19 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path: Pa
     with (
         start_stub_llm() as llm_url,
         start_service_process(
-            {"OPENAI_BASE_URL": llm_url, "CHECKPOINT_DATABASE_URL": "memory"}, tmp_path
+            {"OPENAI_BASE_URL": llm_url, "CHECKPOINT_DATABASE_URL": "memory", "API_KEYS": KEY},
+            tmp_path,
         ) as base_url,
     ):
         assert httpx.get(f"{base_url}/health").status_code == 200
+        assert httpx.get(f"{base_url}/openapi.json").status_code == 401
         result = subprocess.run(
             [
                 schemathesis,
                 "run",
                 f"{base_url}/openapi.json",
+                "--header",
+                f"Authorization: Bearer {KEY}",
                 "--checks",
                 "not_a_server_error,response_schema_conformance,"
                 "content_type_conformance,status_code_conformance",

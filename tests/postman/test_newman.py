@@ -22,6 +22,8 @@ ENVIRONMENT = POSTMAN_DIR / "local.postman_environment.json"
 
 # A key the collection can look for: /health must never show it.
 LLM_API_KEY = "sk-newman-secret-4b1d"
+SERVICE_KEY = "newman-service-key-7c2e"
+"""API_KEYS of the service under test; the collection sends it as a bearer token."""
 NEWMAN_TIMEOUT = 300.0
 REQUEST_TIMEOUT_MS = 60_000
 
@@ -46,7 +48,8 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
     with (
         start_stub_llm() as llm_url,
         start_service_process(
-            {"OPENAI_BASE_URL": llm_url, "OPENAI_API_KEY": LLM_API_KEY}, tmp_path
+            {"OPENAI_BASE_URL": llm_url, "OPENAI_API_KEY": LLM_API_KEY, "API_KEYS": SERVICE_KEY},
+            tmp_path,
         ) as base_url,
     ):
         result = subprocess.run(
@@ -60,6 +63,8 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
                 f"baseUrl={base_url}",
                 "--env-var",
                 f"llmApiKey={LLM_API_KEY}",
+                "--env-var",
+                f"apiKey={SERVICE_KEY}",
                 "--reporters",
                 "cli",
                 "--color",

@@ -12,6 +12,8 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from quart import Quart
 
+from app.asgi import ServiceASGI
+
 
 @asynccontextmanager
 async def serve_app(app: Quart) -> AsyncIterator[str]:
@@ -37,7 +39,8 @@ async def serve_app(app: Quart) -> AsyncIterator[str]:
     async def mark_started() -> None:
         started.set()
 
-    task = asyncio.create_task(serve(app, config, shutdown_trigger=shutdown.wait))
+    # The same front as `python -m app`: the Quart app, and the MCP server at /mcp.
+    task = asyncio.create_task(serve(ServiceASGI(app), config, shutdown_trigger=shutdown.wait))
     started_wait = asyncio.create_task(started.wait())
     done, _ = await asyncio.wait({task, started_wait}, return_when=asyncio.FIRST_COMPLETED)
     if task in done:

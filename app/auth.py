@@ -1,0 +1,185 @@
+"""API keys: who may call the service at all, and whose conversations each key may touch."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from quart import Quart, current_app, g, request
+
+from config import Settings
+from react_agent.errors import ServiceError
+
+OPEN_PATHS = frozenset({"/", "/health"})
+"""Paths anyone may fetch: the page itself and the health check."""
+OPEN_PREFIXES = ("/static/",)
+"""The page's own files."""
+API_KEY_QUERY_PARAMETER = "api_key"
+"""Where a browser's EventSource, which cannot send headers, puts the key."""
+USER_FIELDS = ("user_id", "user")
+THREAD_FIELDS = ("thread_id", "conversation_id")
+_QUERY_KEY = re.compile(rf"({API_KEY_QUERY_PARAMETER}=)[^&\s\"]*")
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """One key; `users` are the user ids it may act for, or None for any user."""
+
+    secret: bytes
+    users: frozenset[str] | None
+
+    def allows(self, user_id: str) -> bool:
+        """Whether this key may read and write `user_id`'s conversations."""
+        return self.users is None or user_id in self.users
+
+
+def parse_api_keys(text: str) -> list[ApiKey]:
+    """Parse `key` and `key=alice,bob` entries separated by `;` or new lines (`#` comments)."""
+    keys = []
+    for raw in text.replace("\n", ";").split(";"):
+        entry = raw.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        secret, bound, users = entry.partition("=")
+        names = frozenset(name.strip() for name in users.split(",") if name.strip())
+        keys.append(ApiKey(secret.strip().encode(), names if bound else None))
+    return keys
+
+
+def load_api_keys(settings: Settings) -> ApiKeys:
+    """Return the keys of API_KEYS and API_KEYS_FILE (none: the service stays open)."""
+    keys = parse_api_keys(settings.api_keys.get_secret_value() if settings.api_keys else "")
+    if settings.api_keys_file is not None:
+        keys += parse_api_keys(Path(settings.api_keys_file).read_text(encoding="utf-8"))
+    return ApiKeys(keys)
+
+
+class ApiKeys:
+    """The configured keys, checked in constant time."""
+
+    def __init__(self, keys: Iterable[ApiKey]) -> None:
+        self.keys = [key for key in keys if key.secret]
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any key is configured (else every request is let in)."""
+        return bool(self.keys)
+
+    def match(self, token: str | None) -> ApiKey | None:
+        """Return the key equal to `token`; every key is compared, so timing tells nothing."""
+        if not token:
+            return None
+        candidate = token.encode()
+        found = None
+        for key in self.keys:
+            if hmac.compare_digest(key.secret, candidate):
+                found = key
+        return found
+
+    def authenticate(self, headers: Mapping[str, str], query_key: str | None) -> ApiKey | None:
+        """Return the key a request carries, or raise 401 UNAUTHORIZED (None when open)."""
+        if not self.enabled:
+            return None
+        key = self.match(bearer_token(headers.get("authorization")) or query_key)
+        if key is None:
+            raise ServiceError(401, "UNAUTHORIZED", "missing or invalid API key")
+        return key
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """Return the token of an `Authorization: Bearer <token>` header."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def is_open_path(path: str) -> bool:
+    """Whether a path is served without a key."""
+    return path in OPEN_PATHS or path.startswith(OPEN_PREFIXES)
+
+
+def authorize_user(user_id: str) -> None:
+    """Raise 403 FORBIDDEN when the request's key is bound to other users than `user_id`.
+
+    Routes call it with the user id they resolved; the before_request hook calls it with
+    every user id it can see before the route runs (path, query).
+    """
+    key: ApiKey | None = getattr(g, "api_key", None)
+    if key is not None and not key.allows(user_id):
+        raise ServiceError(
+            403, "FORBIDDEN", f"this API key may not access user {user_id}", user_id=user_id
+        )
+
+
+def users_named(values: Mapping[str, str]) -> list[str]:
+    """Return the user ids named by request values: `user_id`, and owners of thread ids."""
+    users = [values[field] for field in USER_FIELDS if values.get(field)]
+    for field in THREAD_FIELDS:
+        owner, sep, _ = (values.get(field) or "").partition(":")
+        if sep and owner:
+            users.append(owner)
+    return users
+
+
+class QueryKeyRedaction(logging.Filter):
+    """Masks `api_key=` query values in log records (the access log prints request lines)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message and arguments; never drop the record."""
+        if isinstance(record.msg, str):
+            record.msg = redact_query_key(record.msg)
+        if isinstance(record.args, dict):
+            # Hypercorn's access log atoms: a dict subclass, so it is changed in place.
+            for name, value in list(record.args.items()):
+                if isinstance(value, str):
+                    record.args[name] = redact_query_key(value)
+        elif isinstance(record.args, tuple):
+            record.args = tuple(
+                redact_query_key(value) if isinstance(value, str) else value
+                for value in record.args
+            )
+        return True
+
+
+_API_KEYS = "api_keys"
+
+
+def redact_query_key(text: str) -> str:
+    """Return `text` with the value of every `api_key=` query parameter masked."""
+    return _QUERY_KEY.sub(r"\1***", text)
+
+
+ACCESS_LOG_REDACTION = QueryKeyRedaction()
+
+
+def api_keys_of(app: Quart) -> ApiKeys:
+    """Return the keys `install_api_keys` gave `app`."""
+    return app.extensions[_API_KEYS]
+
+
+def install_api_keys(app: Quart, keys: ApiKeys) -> None:
+    """Check the key of every request but the open ones, and the users its path names."""
+    app.extensions[_API_KEYS] = keys
+    logging.getLogger("hypercorn.access").addFilter(ACCESS_LOG_REDACTION)
+
+    @app.before_request
+    async def require_api_key() -> None:
+        keys = api_keys_of(current_app)
+        if not keys.enabled or is_open_path(request.path):
+            return
+        g.api_key = key = keys.authenticate(
+            request.headers, request.args.get(API_KEY_QUERY_PARAMETER)
+        )
+        if key is None or key.users is None:
+            return
+        named = {**request.args, **(request.view_args or {})}
+        if request.is_json:
+            # Quart keeps the body, so the route reads it again; bad JSON is its to report.
+            body = await request.get_json(silent=True)
+            if isinstance(body, dict):
+                named.update({k: v for k, v in body.items() if isinstance(v, str)})
+        for user_id in users_named(named):
+            authorize_user(user_id)

@@ -1,0 +1,83 @@
+"""The MCP server object: ask_data, list_tables and describe_table, with progress per step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from app.auth import ApiKey
+from app.mcp.tools import DataTools
+from react_agent.errors import ServiceError
+
+SERVER_NAME = "sql-react-agent"
+API_KEY_SCOPE_KEY = "sql_agent.api_key"
+"""Where the HTTP front puts the request's API key in the ASGI scope, for the tools."""
+INSTRUCTIONS = (
+    "Answers questions about a SQL database. ask_data asks in natural language and returns "
+    "the answer, the SQL that ran and its first rows; pass conversation_id back to follow up."
+)
+
+
+def build_mcp_server(tools: DataTools) -> MCPServer:
+    """Return an MCP server whose tools are `tools`; errors come back as tool errors."""
+    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+
+    @server.tool()
+    async def ask_data(
+        question: str,
+        ctx: Context,
+        conversation_id: str | None = None,
+        user_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Ask a question about the data in natural language.
+
+        Returns the answer, the SQL that ran, the first rows (at most 20) and the
+        conversation id; send that id back to ask a follow-up in the same conversation.
+        Progress notifications name each step while the agent works.
+        """
+
+        async def report_step(step: int, line: str) -> None:
+            await ctx.report_progress(step, None, line)
+
+        with tool_errors():
+            return await tools.ask_data(
+                question,
+                conversation_id,
+                user_id,
+                key=request_api_key(ctx),
+                report_step=report_step,
+            )
+
+    @server.tool()
+    async def list_tables() -> list[str]:
+        """List the tables the agent may read."""
+        with tool_errors():
+            return await tools.list_tables()
+
+    @server.tool()
+    async def describe_table(name: str) -> dict[str, Any]:
+        """Describe one table: its columns with their types, and its row count."""
+        with tool_errors():
+            return await tools.describe_table(name)
+
+    return server
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """Turn a ServiceError into a ToolError the host shows: `ERROR_TYPE: detail`."""
+    try:
+        yield
+    except ServiceError as error:
+        raise ToolError(f"{error.error_type}: {error.detail}") from error
+
+
+def request_api_key(ctx: Context) -> ApiKey | None:
+    """Return the API key the HTTP request carried (None over stdio, or with keys off)."""
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None)
+    return scope.get(API_KEY_SCOPE_KEY) if isinstance(scope, dict) else None

@@ -1,0 +1,110 @@
+"""What an answer looks like to a chat front-end: step lines, Markdown content, chunks."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from config import node_display
+from react_agent.runs.events import NodeFinished, RunResult
+
+TABLE_ROWS = 20
+"""Rows of the result shown as a Markdown table under the answer."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Who a completion is for and what it is called."""
+
+    completion_id: str
+    model: str
+    conversation_id: str
+    lang: str
+    created: int = field(default_factory=lambda: int(time.time()))
+
+
+def step_line(event: NodeFinished, lang: str) -> str:
+    """Return one graph step as a line, e.g. "⚙️ 执行查询 run_sql" (the stream's display map)."""
+    display = node_display(event.node, lang)
+    words = [display["icon"], display["display_name"], *event.tool_names]
+    return " ".join(word for word in words if word) + "\n"
+
+
+def answer_markdown(result: RunResult) -> str:
+    """Return the answer, then the SQL as a ```sql block and a table of the first rows."""
+    parts = [result.answer.strip()]
+    if result.sql:
+        parts.append(f"```sql\n{result.sql.strip()}\n```")
+    if result.records and result.records.get("columns"):
+        parts.append(markdown_table(result.records))
+    return "\n\n".join(part for part in parts if part)
+
+
+def markdown_table(records: dict[str, Any], limit: int = TABLE_ROWS) -> str:
+    """Return the first `limit` rows as a Markdown table, noting how many there are in all."""
+    columns: list[str] = records["columns"]
+    rows: list[dict[str, Any]] = records.get("rows") or []
+    lines = [
+        "| " + " | ".join(_cell(name) for name in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
+    lines += ["| " + " | ".join(_cell(row.get(c)) for c in columns) + " |" for row in rows[:limit]]
+    total = int(records.get("total_row_count") or len(rows))
+    if total > min(limit, len(rows)):
+        lines.append(f"\n({min(limit, len(rows))} / {total} rows)")
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def completion_body(completion: Completion, content: str, reasoning: str) -> dict[str, Any]:
+    """Return a whole `chat.completion` (the non-streaming answer)."""
+    return {
+        "id": completion.completion_id,
+        "object": "chat.completion",
+        "created": completion.created,
+        "model": completion.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": content,
+                    "reasoning_content": reasoning,
+                },
+                "finish_reason": "stop",
+            }
+        ],
+        "conversation_id": completion.conversation_id,
+    }
+
+
+def chunk_event(
+    completion: Completion, delta: dict[str, Any], finish_reason: str | None = None
+) -> bytes:
+    """Return one `chat.completion.chunk` as an SSE `data:` event."""
+    chunk: dict[str, Any] = {
+        "id": completion.completion_id,
+        "object": "chat.completion.chunk",
+        "created": completion.created,
+        "model": completion.model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+    if finish_reason is not None:
+        chunk["conversation_id"] = completion.conversation_id
+    return data_event(chunk)
+
+
+def data_event(payload: dict[str, Any]) -> bytes:
+    """Return an SSE event whose one `data:` line is `payload` as JSON."""
+    return b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n"
+
+
+DONE_EVENT = b"data: [DONE]\n\n"

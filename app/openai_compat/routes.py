@@ -1,0 +1,176 @@
+"""`GET /v1/models` and `POST /v1/chat/completions`: the agent as an OpenAI chat model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+from urllib.parse import quote, unquote
+
+from pydantic import ValidationError
+from quart import Blueprint, Response, g, request
+from quart_schema import document_request, document_response
+
+from app.app_state import agent_service, app_settings, thread_id_clock
+from app.asking.validation import AskRequest, read_json_object, validate_ask_request
+from app.auth import authorize_user
+from app.openai_compat.errors import openai_error_body
+from app.openai_compat.replies import (
+    DONE_EVENT,
+    Completion,
+    answer_markdown,
+    chunk_event,
+    completion_body,
+    data_event,
+    step_line,
+)
+from app.openai_compat.schemas import ChatCompletion, ChatCompletionRequest, ModelList, OpenAIError
+from app.streaming.sse import SSE_HEADERS, encode_sse_comment
+from react_agent.errors import ServiceError, bad_request
+from react_agent.runs.events import NodeFinished, RunFailed, RunFinished
+from react_agent.runs.run import Run
+
+blueprint = Blueprint("openai_chat", __name__)
+
+T = TypeVar("T")
+
+CONVERSATION_HEADER = "X-Conversation-Id"
+"""Request and response header naming the conversation (percent-encoded UTF-8)."""
+MODEL_CREATED = 1_700_000_000
+"""A fixed `created` time for the one model."""
+
+
+def _document_openai_errors(*statuses: int) -> Callable[[T], T]:
+    def decorator(func: T) -> T:
+        for status in statuses:
+            func = document_response(OpenAIError, status)(func)
+        return func
+
+    return decorator
+
+
+@blueprint.get("/v1/models")
+@document_response(ModelList, 200)
+@_document_openai_errors(401)
+async def list_models() -> dict[str, Any]:
+    """List the one model: the agent (AGENT_MODEL_NAME)."""
+    name = app_settings().agent_model_name
+    return {
+        "object": "list",
+        "data": [{"id": name, "object": "model", "created": MODEL_CREATED, "owned_by": "service"}],
+    }
+
+
+@blueprint.post("/v1/chat/completions")
+@document_request(ChatCompletionRequest)
+@document_response(ChatCompletion, 200)
+@_document_openai_errors(400, 401, 403, 404, 409, 413, 500, 503, 504)
+async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, str]]:
+    """Ask the last user message; the steps come as `reasoning_content`, then the answer.
+
+    The conversation is `metadata.conversation_id` or the X-Conversation-Id header, else a
+    new one; its id comes back in the X-Conversation-Id header and as `conversation_id`.
+    """
+    body = parse_chat_request(await read_json_object(request))
+    ask = accept_chat_request(body)
+    runner = agent_service().require_runner()
+    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    g.conversation_id = ask.thread_id
+    completion = Completion(f"chatcmpl-{run.run_id}", _model_name(), ask.thread_id, ask.lang)
+    headers = {CONVERSATION_HEADER: quote(ask.thread_id, safe=":")}
+    if body.stream:
+        heartbeat = app_settings().stream_heartbeat
+        response = Response(
+            completion_chunks(run, completion, heartbeat), headers={**SSE_HEADERS, **headers}
+        )
+        response.timeout = None  # the run's own limit applies, not Quart's 60 s
+        return response
+    result = await run.result()
+    reasoning = "".join(
+        step_line(event, ask.lang) for event in run.events if isinstance(event, NodeFinished)
+    )
+    return completion_body(completion, answer_markdown(result), reasoning), 200, headers
+
+
+def parse_chat_request(payload: dict[str, Any]) -> ChatCompletionRequest:
+    """Validate the request body, or raise 400 INVALID_REQUEST naming what is wrong."""
+    try:
+        body = ChatCompletionRequest.model_validate(payload)
+    except ValidationError as exc:
+        detail = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
+    if body.model and body.model != _model_name():
+        raise ServiceError(
+            404, "MODEL_NOT_FOUND", f"the model {body.model!r} does not exist", model=body.model
+        )
+    return body
+
+
+def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
+    """Turn a chat request into an ask request, with the ask endpoint's rules and limits."""
+    conversation_id = (body.metadata or {}).get("conversation_id")
+    if conversation_id is None and request.headers.get(CONVERSATION_HEADER):
+        conversation_id = unquote(request.headers[CONVERSATION_HEADER])
+    payload = {
+        "question": last_user_text(body),
+        "user_id": body.user,
+        "conversation_id": conversation_id,
+    }
+    ask = validate_ask_request(
+        payload,
+        thread_id_clock(),
+        accept_language=request.headers.get("Accept-Language"),
+    )
+    g.lang = ask.lang
+    if not ask.is_new_thread:
+        g.conversation_id = ask.thread_id
+    authorize_user(ask.user_id)
+    return ask
+
+
+def last_user_text(body: ChatCompletionRequest) -> str:
+    """Return the text of the last user message (its text parts joined), or raise 400."""
+    for message in reversed(body.messages):
+        if message.role != "user":
+            continue
+        if isinstance(message.content, str):
+            return message.content
+        parts = message.content or []
+        return "\n".join(
+            part["text"]
+            for part in parts
+            if part.get("type") == "text" and isinstance(part.get("text"), str)
+        )
+    raise bad_request("QUESTION_REQUIRED", "the messages contain no user message")
+
+
+async def completion_chunks(
+    run: Run, completion: Completion, heartbeat: float
+) -> AsyncIterator[bytes]:
+    """Yield the run as chunks: a line per step, the answer, the final chunk and [DONE].
+
+    A client that goes away ends the generator, and the run is cancelled with it.
+    """
+    try:
+        yield chunk_event(completion, {"role": "assistant", "content": ""})
+        async for _, event in run.follow(0, idle_timeout=heartbeat):
+            if event is None:
+                yield encode_sse_comment("ping")
+            elif isinstance(event, NodeFinished):
+                yield chunk_event(
+                    completion, {"reasoning_content": step_line(event, completion.lang)}
+                )
+            elif isinstance(event, RunFinished):
+                yield chunk_event(completion, {"content": answer_markdown(event.result)})
+                yield chunk_event(completion, {}, finish_reason="stop")
+            elif isinstance(event, RunFailed):
+                yield data_event(openai_error_body(event.error))
+        yield DONE_EVENT
+    finally:
+        run.cancel()
+
+
+def _model_name() -> str:
+    return app_settings().agent_model_name
