@@ -114,6 +114,17 @@ def authorize_user(user_id: str) -> None:
         )
 
 
+def require_admin() -> None:
+    """Raise 403 FORBIDDEN when the request's key is bound to users (admin routes need a free key).
+
+    The training data and the move of ratings into it shape every user's answers, so only
+    a key that may act for anyone (or no key, when keys are off) may change them.
+    """
+    key: ApiKey | None = getattr(g, "api_key", None)
+    if key is not None and key.users is not None:
+        raise ServiceError(403, "FORBIDDEN", "this API key is bound to users; admin keys only")
+
+
 def users_named(values: Mapping[str, str]) -> list[str]:
     """Return the user ids named by request values: `user_id`, and owners of thread ids."""
     users = [values[field] for field in USER_FIELDS if values.get(field)]

@@ -6,6 +6,7 @@ from quart import Blueprint, g, request
 from quart_schema import document_querystring, document_request, document_response
 
 from app.app_state import app_settings
+from app.auth import authorize_user, require_admin
 from app.asking.validation import check_thread_id_format, check_thread_owner, read_json_object
 from app.envelope import success_envelope
 from app.memory_requests import (
@@ -35,6 +36,7 @@ async def owned_feedback(memory: Memory, path_id: str) -> dict:
     record = await memory.feedback.get(feedback_id) if feedback_id and feedback_id < 2**63 else None
     if record is None:
         raise ServiceError(404, "FEEDBACK_NOT_FOUND", f"no feedback with id {path_id[:40]}")
+    authorize_user(record["user_id"])  # a key bound to users changes only their ratings
     owner = parse_body(OwnerQuery, request.args.to_dict()).user_id
     if owner is not None and record["user_id"] != owner:
         raise ServiceError(
@@ -66,6 +68,8 @@ async def query_feedback() -> dict:
     """List ratings with the old filters, sorting and pagination."""
     memory = open_memory_of_app()
     body = parse_body(FeedbackQueryBody, await read_json_object(request, allow_empty=True))
+    if body.user_id is None:
+        require_admin()  # everyone's ratings; a key bound to users must name one of them
     filters = FeedbackFilter(
         is_thumb_up=body.is_thumb_up,
         is_in_training_data=body.is_in_training_data,
@@ -119,6 +123,7 @@ async def delete_feedback(feedback_id: str) -> dict:
 @document_errors(503)
 async def feedback_stats() -> dict:
     """Count ratings: all, up, down, moved into the examples and not."""
+    require_admin()
     store = open_memory_of_app().feedback
     total = await store.count(FeedbackFilter())
     positive = await store.count(FeedbackFilter(is_thumb_up=True))
@@ -141,6 +146,7 @@ async def feedback_stats() -> dict:
 @document_errors(400, 404, 413, 503)
 async def add_to_training() -> dict:
     """Move ratings into the examples: up → example, down → known-wrong SQL; once each."""
+    require_admin()
     memory = open_memory_of_app()
     body = parse_body(AddToTrainingBody, await read_json_object(request))
     settings = app_settings()

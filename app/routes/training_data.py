@@ -8,6 +8,7 @@ from quart import Blueprint, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import app_settings
+from app.auth import require_admin
 from app.asking.validation import read_json_object
 from app.envelope import success_envelope
 from app.memory_requests import (
@@ -47,6 +48,7 @@ async def store_item(memory: Memory, fields: dict[str, Any]) -> dict[str, Any]:
 @document_errors(400, 413, 503)
 async def create_training_data() -> dict:
     """Store one example or note, or a batch of up to 50 (each reported on its own)."""
+    require_admin()
     memory = open_memory_of_app()
     body = parse_body(TrainingCreateBody, await read_json_object(request))
     if not isinstance(body.data, list):
@@ -84,6 +86,7 @@ async def create_training_data() -> dict:
 @document_errors(400, 413, 503)
 async def query_training_data() -> dict:
     """List examples and notes, by type and keyword, a page at a time."""
+    require_admin()
     memory = open_memory_of_app()
     body = parse_body(TrainingQueryBody, await read_json_object(request, allow_empty=True))
     items, total = await memory.examples.query(
@@ -111,6 +114,7 @@ async def query_training_data() -> dict:
 @document_errors(400, 404, 413, 503)
 async def update_training_data() -> dict:
     """Replace an item's type and fields (checked as when created); it keeps its id."""
+    require_admin()
     memory = open_memory_of_app()
     body = parse_body(TrainingUpdateBody, await read_json_object(request))
     item = check_fields(body.model_dump(exclude_none=True))
@@ -128,6 +132,7 @@ async def update_training_data() -> dict:
 @document_errors(400, 404, 413, 503)
 async def delete_training_data() -> dict:
     """Delete items by id; `confirm: true` is required. 404 when none of them exists."""
+    require_admin()
     memory = open_memory_of_app()
     body = parse_body(TrainingDeleteBody, await read_json_object(request))
     if not body.confirm:
@@ -152,6 +157,7 @@ async def delete_training_data() -> dict:
 @document_errors(503)
 async def training_data_stats() -> dict:
     """Count the examples and notes, by type."""
+    require_admin()
     examples = open_memory_of_app().examples
     breakdown = await examples.count_by_type()
     total = sum(breakdown.values())

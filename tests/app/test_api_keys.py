@@ -52,8 +52,54 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     },
     ("GET", "/v1/models"): None,
     ("GET", "/health"): None,
+    ("POST", "/api/chat"): ask_body,
+    ("GET", "/api/v0/ask_react_agent_stream_sync"): lambda user: {
+        "params": {"question": "q", "user_id": user}
+    },
+    ("GET", "/api/v0/react/users/{user_id}/conversations/{thread_id}"): lambda user: {
+        "path": f"/api/v0/react/users/{user}/conversations/{user}:20250101000000000"
+    },
+    ("GET", "/api/v0/react/conversations/{thread_id}/results/{result_id}.csv"): lambda user: {
+        "path": f"/api/v0/react/conversations/{user}:20250101000000000/results/call_1.csv",
+        "params": {"user_id": user},
+    },
+    ("POST", "/api/v0/qa_feedback/add"): lambda user: {
+        "json": {"question": "q", "sql": "SELECT 1", "is_thumb_up": True, "user_id": user}
+    },
+    ("POST", "/api/v0/qa_feedback/query"): lambda user: {"json": {"user_id": user}},
+    ("PUT", "/api/v0/qa_feedback/update/{feedback_id}"): lambda user: {
+        "path": "/api/v0/qa_feedback/update/999999",
+        "params": {"user_id": user},
+        "json": {"is_thumb_up": False},
+    },
+    ("DELETE", "/api/v0/qa_feedback/delete/{feedback_id}"): lambda user: {
+        "path": "/api/v0/qa_feedback/delete/999999",
+        "params": {"user_id": user},
+    },
+    ("GET", "/api/v0/qa_feedback/stats"): None,
+    ("POST", "/api/v0/qa_feedback/add_to_training"): lambda user: {
+        "json": {"feedback_ids": [999999]}
+    },
+    ("POST", "/api/v0/training_data/create"): lambda user: {
+        "json": {"data": {"training_data_type": "documentation", "content": "GMV excludes refunds"}}
+    },
+    ("POST", "/api/v0/training_data/query"): lambda user: {"json": {}},
+    ("POST", "/api/v0/training_data/update"): lambda user: {
+        "json": {"id": "nope", "training_data_type": "documentation", "content": "x"}
+    },
+    ("POST", "/api/v0/training_data/delete"): lambda user: {
+        "json": {"ids": ["nope"], "confirm": True}
+    },
+    ("GET", "/api/v0/training_data/stats"): None,
 }
 OPEN_ROUTES = {("GET", "/health")}
+ADMIN_ROUTES = {
+    ("GET", "/api/v0/qa_feedback/stats"),
+    ("POST", "/api/v0/qa_feedback/add_to_training"),
+    *((method, path) for method, path in ROUTE_REQUESTS if "/training_data/" in path),
+}
+"""Routes that change or read every user's data: a key bound to users gets 403 there."""
+USER_ROUTES = {route for route in ROUTE_REQUESTS if route not in ADMIN_ROUTES}
 
 
 @pytest.fixture
@@ -111,14 +157,22 @@ async def test_a_route_without_a_key_or_with_a_wrong_one_is_401(keyed, route):
 
 @pytest.mark.parametrize("route", sorted(ROUTE_REQUESTS))
 async def test_a_route_with_the_right_key_is_served(keyed, route):
-    for key in (OPEN_KEY, ALICE_KEY):
+    for key in (OPEN_KEY,) if route in ADMIN_ROUTES else (OPEN_KEY, ALICE_KEY):
         response = await send(keyed, route, "alice", bearer(key))
         assert response.status_code not in (401, 403), (route, key, response.text)
         assert response.status_code < 500, response.text
 
 
+@pytest.mark.parametrize("route", sorted(ADMIN_ROUTES))
+async def test_a_key_bound_to_users_is_403_on_the_admin_routes(keyed, route):
+    response = await send(keyed, route, "alice", bearer(ALICE_KEY))
+    assert response.status_code == 403, (route, response.text)
+    assert error_type(response) == "FORBIDDEN"
+
+
 @pytest.mark.parametrize(
-    "route", sorted(route for route, build in ROUTE_REQUESTS.items() if build is not None)
+    "route",
+    sorted(route for route in USER_ROUTES if ROUTE_REQUESTS[route] is not None),
 )
 async def test_a_key_bound_to_another_user_is_403_on_every_route_naming_a_user(keyed, route):
     response = await send(keyed, route, "bob", bearer(ALICE_KEY))
