@@ -22,6 +22,8 @@ from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.history.disclosure import TurnHistory
+from react_agent.history.tools import build_history_tools
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.tools.sql_guard import is_table_allowed
@@ -140,7 +142,7 @@ def _build_runner(
         preview_rows=settings.sql_preview_rows,
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
-    )
+    ) + build_history_tools(service.database.dialect)
     nodes = AgentNodes(
         model=model.bind_tools(tools),
         dialect=service.database.dialect,
@@ -150,6 +152,9 @@ def _build_runner(
         row_limit=settings.sql_row_limit,
         preview_rows=settings.sql_preview_rows,
         language_hint=settings.agent_language_hint,
+        history=TurnHistory(
+            settings.history_mode, settings.history_index_max, service.database.dialect
+        ),
     )
     graph = build_graph(nodes, tools, service.checkpointer)
     return AgentRunner(

@@ -23,7 +23,11 @@ from react_agent.conversations.checkpoint_counts import (
     count_thread_checkpoints,
     count_user_threads,
 )
-from react_agent.conversations.history import read_conversation, visible_history
+from react_agent.conversations.history import (
+    conversation_blocks,
+    read_conversation,
+    visible_history,
+)
 from react_agent.conversations.questions import conversation_title, last_question
 from react_agent.conversations.thread_index import list_thread_ids
 from react_agent.errors import ServiceError
@@ -183,6 +187,7 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "created_at": conversation["created_at"],
         "updated_at": conversation["updated_at"],
         "messages": visible_history(conversation["messages"], include_tools),
+        "blocks": conversation_blocks(conversation),
     }
 
 
