@@ -45,6 +45,11 @@ class HistoryHooks(Protocol):
     def prompt_section(self, state: AgentState) -> str:
         """Return what the system prompt adds about earlier turns."""
 
+    def results_source(
+        self, state: AgentState, visible: Sequence[AnyMessage]
+    ) -> Sequence[AnyMessage]:
+        """Return the messages whose results the prompt lists."""
+
 
 @dataclass
 class AgentNodes:
@@ -86,6 +91,8 @@ class AgentNodes:
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Ask the model for its next step: tool calls, or the answer."""
+        context = visible_messages(state["messages"], state.get("context_start_id"))
+        listed = self.history.results_source(state, context) if self.history else state["messages"]
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
@@ -94,14 +101,13 @@ class AgentNodes:
             tables=", ".join(self.tables) or "(none)",
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
-                for r in recent_results(state["messages"])
+                for r in recent_results(listed)
             )
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
         if self.history:  # the index of earlier turns (blocks mode)
             prompt += self.history.prompt_section(state)
-        context = visible_messages(state["messages"], state.get("context_start_id"))
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
         return {"messages": [stamped(response)]}
 

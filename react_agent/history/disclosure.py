@@ -56,3 +56,13 @@ class TurnHistory:
         blocks = state.get("history_blocks", [])
         section = index_section(blocks, first_visible, self.index_max)
         return "\n\n" + section if section else ""
+
+    def results_source(
+        self, state: dict[str, Any], visible: Sequence[AnyMessage]
+    ) -> Sequence[AnyMessage]:
+        """Return the messages whose results the prompt lists.
+
+        In blocks mode the index names the older turns' results, so the list holds only
+        those of the turns shown in full.
+        """
+        return visible if self.mode == "blocks" else state["messages"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
@@ -70,6 +71,8 @@ async def test_at_turn_40_the_model_finds_turn_3_by_search_and_reads_its_rows(op
     assert found["block_id"] == "turn-3"
     assert found["queries"][0]["sql"] == REGION_SALES_SQL
     assert found["queries"][0]["result_id"] == turn_3["queries"][0]["result_id"]
+    # Neither the index nor the results list of the first prompt named turn 3's result.
+    assert not re.search(rf"\b{turn_3['queries'][0]['result_id']}\b", system)
     rows = last_tool_result(model.seen[calls_before + 2])
     assert rows.startswith(f"result_id: {turn_3['queries'][0]['result_id']}; rows 1–3 of 7")
     assert "华东" in rows
