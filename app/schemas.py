@@ -229,6 +229,28 @@ class ConversationMessage(_Open):
     timestamp: str | None
 
 
+class HistoryQuery(_Open):
+    """One SQL query a turn ran."""
+
+    sql: str
+    result_id: str = Field(description="Its id for read_result.")
+    rows: int = Field(description="Its total row count.")
+
+
+class HistoryBlock(_Open):
+    """One finished question/answer turn, as the model's history index and tools see it."""
+
+    block_id: str = Field(description="`turn-<n>`.")
+    turn: int = Field(description="1-based number of the turn in the thread.")
+    time: str | None = Field(description="When the question was asked.")
+    question: str
+    queries: list[HistoryQuery]
+    tables: list[str] = Field(description="Tables the queries read.")
+    columns: list[str] = Field(description="Columns the queries name.")
+    summary: str = Field(description="The answer's first sentence, at most 80 characters.")
+    message_count: int
+
+
 class Conversation(_Open):
     """One conversation's messages."""
 
@@ -242,6 +264,9 @@ class Conversation(_Open):
     created_at: str | None
     updated_at: str | None
     messages: list[ConversationMessage]
+    blocks: list[HistoryBlock] = Field(
+        description="One block per finished turn, oldest first (see README: History)."
+    )
 
 
 class ConversationEnvelope(_Open):

@@ -83,6 +83,19 @@ class Settings(BaseSettings):
     trim_max_tokens: int = Field(
         default=12000, ge=500, description="Approximate token budget of the model's context."
     )
+    # --- Agent: conversation history (turn blocks) ---
+    history_mode: Literal["blocks", "window"] = Field(
+        default="blocks",
+        description="blocks: the model sees an index of earlier turns, the latest turn in "
+        "full and the current one, and fetches older turns with the history tools; "
+        "window: the newest TRIM_MAX_TURNS whole turns.",
+    )
+    history_index_max: int = Field(
+        default=10,
+        ge=0,
+        description="Most earlier turns listed in the prompt in blocks mode (newest first); "
+        "list_history pages through the rest.",
+    )
     sql_row_limit: int = Field(default=1000, ge=1, description="Rows returned per query.")
     sql_preview_rows: int = Field(
         default=20, ge=1, description="Rows of a result shown to the model."

@@ -23,6 +23,8 @@ from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.history.disclosure import TurnHistory
+from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import Memory, open_memory
 from react_agent.runs.runner import AgentRunner
@@ -162,7 +164,7 @@ def _build_runner(
         preview_rows=settings.sql_preview_rows,
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
-    )
+    ) + build_history_tools(service.database.dialect)
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
         tools += build_memory_tools(retriever)
@@ -176,6 +178,9 @@ def _build_runner(
         preview_rows=settings.sql_preview_rows,
         language_hint=settings.agent_language_hint,
         retriever=retriever,
+        history=TurnHistory(
+            settings.history_mode, settings.history_index_max, service.database.dialect
+        ),
     )
     approval = SqlApproval(service.database.dialect, settings.allowed_tables)
     graph = build_graph(nodes, tools, service.checkpointer, approval)

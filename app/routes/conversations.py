@@ -18,7 +18,11 @@ from app.openapi import document_errors
 from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
 from config import node_display
 from react_agent.approval.pending import describe_interrupt
-from react_agent.conversations.history import read_conversation, visible_history
+from react_agent.conversations.history import (
+    conversation_blocks,
+    read_conversation,
+    visible_history,
+)
 from react_agent.conversations.questions import conversation_title, last_question
 from react_agent.conversations.thread_index import (
     count_thread_checkpoints,
@@ -154,6 +158,7 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "created_at": conversation["created_at"],
         "updated_at": conversation["updated_at"],
         "messages": visible_history(conversation["messages"], include_tools),
+        "blocks": conversation_blocks(conversation),
     }
 
 

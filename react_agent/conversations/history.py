@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.graph.state import CompiledStateGraph
 
 from react_agent.graph.messages import INTERRUPTED_MARKER, message_text, requests_tools
+from react_agent.history.blocks import thread_blocks
 from react_agent.timestamps import local_timestamp
 
 TITLE_CHARS = 30
@@ -92,7 +93,17 @@ async def read_conversation(graph: CompiledStateGraph, thread_id: str) -> dict[s
         "next_nodes": list(snapshot.next),
         "interrupted": last_turn_interrupted(messages),
         "interrupts": list(snapshot.interrupts),
+        "stored_blocks": snapshot.values.get("history_blocks", []),
     }
+
+
+def conversation_blocks(conversation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return a conversation's turn blocks, oldest first (read_conversation gives it).
+
+    A thread older than blocks shows blocks built from its messages; they are stored on
+    its next question.
+    """
+    return thread_blocks(conversation["messages"], conversation["stored_blocks"], None)
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -6,10 +6,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.graph.message import add_messages
 
 from config import localize
 from react_agent.graph.messages import (
@@ -33,6 +34,27 @@ STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
 
 
+class HistoryHooks(Protocol):
+    """What the nodes ask of the conversation history (react_agent.history.TurnHistory)."""
+
+    def context_turns(self, window_turns: int) -> int:
+        """Return how many newest whole turns the model sees."""
+
+    def backfill(self, state: AgentState) -> list[dict[str, Any]]:
+        """Return blocks for finished turns that have none yet."""
+
+    def record(self, messages: Sequence[AnyMessage]) -> dict[str, Any]:
+        """Return the block of the turn that has just finished."""
+
+    def prompt_section(self, state: AgentState) -> str:
+        """Return what the system prompt adds about earlier turns."""
+
+    def results_source(
+        self, state: AgentState, visible: Sequence[AnyMessage]
+    ) -> Sequence[AnyMessage]:
+        """Return the messages whose results the prompt lists."""
+
+
 @dataclass
 class AgentNodes:
     """Node functions bound to one model and one set of settings.
@@ -47,6 +69,7 @@ class AgentNodes:
         preview_rows: Rows of a result the model sees.
         language_hint: Extra instruction for the system prompt.
         retriever: The memory's examples, put in the prompt once per question (None: off).
+        history: Turn blocks and what of them the model sees; None keeps no blocks.
 
     """
 
@@ -59,15 +82,23 @@ class AgentNodes:
     preview_rows: int
     language_hint: str = ""
     retriever: ExampleRetriever | None = None
+    history: HistoryHooks | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
         messages = state["messages"]
-        start = select_context_start(messages, max_turns=self.max_turns, max_tokens=self.max_tokens)
-        return {"context_start_id": messages[start].id}
+        # --- history blocks: fewer whole turns, and blocks for turns that have none ---
+        turns = self.history.context_turns(self.max_turns) if self.history else self.max_turns
+        start = select_context_start(messages, max_turns=turns, max_tokens=self.max_tokens)
+        update: dict[str, Any] = {"context_start_id": messages[start].id}
+        if self.history and (missing := self.history.backfill(state)):
+            update["history_blocks"] = missing
+        return update
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Ask the model for its next step: tool calls, or the answer."""
+        context = visible_messages(state["messages"], state.get("context_start_id"))
+        listed = self.history.results_source(state, context) if self.history else state["messages"]
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
@@ -76,7 +107,7 @@ class AgentNodes:
             tables=", ".join(self.tables) or "(none)",
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
-                for r in recent_results(state["messages"])
+                for r in recent_results(listed)
             )
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -84,7 +115,8 @@ class AgentNodes:
         examples = await self._examples_for_question(state)
         if examples.get("examples_prompt"):
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
-        context = visible_messages(state["messages"], state.get("context_start_id"))
+        if self.history:  # the index of earlier turns (blocks mode)
+            prompt += self.history.prompt_section(state)
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
         return {"messages": [stamped(response)], **examples}
 
@@ -156,6 +188,14 @@ class AgentNodes:
     async def format_final_response(
         self, state: AgentState, config: RunnableConfig
     ) -> dict[str, Any]:
+        """Fix the answer text, and record the finished turn's history block."""
+        update = self._final_answer(state, config)
+        if self.history:
+            finished = add_messages(state["messages"], update.get("messages", []))
+            update["history_blocks"] = [self.history.record(finished)]
+        return update
+
+    def _final_answer(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Fix the answer text; when the step limit cut the run short, say so plainly."""
         last = state["messages"][-1]
         if requests_tools(last):

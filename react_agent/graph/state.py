@@ -9,6 +9,16 @@ from langgraph.graph.message import add_messages
 from langgraph.managed import RemainingSteps
 
 
+def append_blocks(
+    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """Reduce the history blocks: append new ones; a block with a known id replaces its old one."""
+    merged = {block["block_id"]: block for block in left or []}
+    for block in right or []:
+        merged[block["block_id"]] = block
+    return sorted(merged.values(), key=lambda block: block["turn"])
+
+
 class AgentState(TypedDict, total=False):
     """State of one conversation thread; the per-question fields are reset by each question."""
 
@@ -51,6 +61,9 @@ class AgentState(TypedDict, total=False):
 
     remaining_steps: RemainingSteps
     """Steps left before the recursion limit (managed by LangGraph)."""
+
+    history_blocks: Annotated[list[dict[str, Any]], append_blocks]
+    """One block per finished turn (see react_agent.history.blocks), kept across questions."""
 
 
 def new_question_state() -> dict[str, Any]:

@@ -37,6 +37,9 @@ async def test_sync_question_gets_answer_sql_and_rows_through_chat_openai(llm_se
         "run_sql",
         "read_result",
         "search_examples",
+        "search_history",
+        "read_history",
+        "list_history",
     }
     assert first["messages"][0]["role"] == "system"
     assert first["messages"][-1] == {"role": "user", "content": SAMPLE_QUESTION}
