@@ -53,9 +53,14 @@ class TurnWork:
 
     def _add_statement(self, message: ToolMessage) -> None:
         artifact = message.artifact
-        if message.name != RUN_SQL or not isinstance(artifact, dict):
+        if not isinstance(artifact, dict) or message.tool_call_id in self.seen_results:
             return
-        if message.tool_call_id in self.seen_results:
+        if message.name != RUN_SQL:
+            # A delegate result lists its sub-agents' statements, each marked with its
+            # `subagent` (react_agent/subagents).
+            if isinstance(artifact.get("sqls"), list):
+                self.seen_results.add(message.tool_call_id)
+                self.sqls.extend(dict(entry) for entry in artifact["sqls"])
             return
         self.seen_results.add(message.tool_call_id)
         status = SQL_STATUSES.get(str(artifact.get("outcome")), "error")
