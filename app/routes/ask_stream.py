@@ -11,12 +11,18 @@ from quart_schema import document_headers, document_querystring, document_reques
 from app.errors import request_lang
 from app.routes.ask import accept
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.stream_events import (
+    StreamContext,
+    end_envelope,
+    error_event_envelope,
+    main_step,
+    stream_envelopes,
+)
 from app.stream_formats import StreamFormat, choose_stream_format
 from app.stream_runs import FollowedRun, StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished, RunEvent
+from react_agent.runs.events import RunEvent
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -122,7 +128,7 @@ async def _frames(
             if event is None:
                 yield wire.heartbeat
                 continue
-            steps = event.step if isinstance(event, NodeFinished) else steps
+            steps = main_step(event, steps)
             for envelope in stream_envelopes(event, ctx, steps):
                 seq += 1
                 if seq > after:
@@ -149,6 +155,6 @@ def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
     total = 0
     steps = 0
     for event in events:
-        steps = event.step if isinstance(event, NodeFinished) else steps
+        steps = main_step(event, steps)
         total += len(stream_envelopes(event, ctx, steps))
     return total
