@@ -87,6 +87,7 @@ async def test_two_sub_questions_run_at_once_and_the_parent_reads_only_their_ans
     assert [entry["sql"] for entry in result.sqls] == [SALES_SQL, TOP_SQL]
     assert all(entry["status"] == "ok" and entry["result_id"] for entry in result.sqls)
     assert result.sql is None  # the main answer ran no query of its own
+    assert result.sql_execution_count == 2 and result.sql_refusal_count == 0
 
 
 async def test_sub_agent_events_interleave_and_carry_their_sub_agent(open_service):
@@ -171,6 +172,7 @@ async def test_a_refused_query_inside_a_sub_agent_is_reported_to_the_parent_and_
         }
     ]
     assert refused[0]["subagent"]["description"] == "top products"
+    assert result.sql_refusal_count == 1 and result.sql_execution_count == 1
     # The sub-agent's model read the refusal and could answer.
     assert "query refused" in str(refusing.seen[1][-1].content)
 
