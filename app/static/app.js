@@ -1,4 +1,5 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
+import { addSubagentStep, nestUnderDelegate } from "./subagents.js";
 
 const STREAM_URL = "api/v0/ask_react_agent_stream";
 // A run with one query sends about ten progress events (__start__ … __end__); the bar estimates
@@ -222,6 +223,7 @@ function addStep(data) {
   ui.steps.querySelector("[aria-current]")?.removeAttribute("aria-current");
   item.setAttribute("aria-current", "step");
   ui.steps.append(item);
+  nestUnderDelegate(ui.steps, item, data); // sub-agents' steps go under it (subagents.js)
   const count = ui.steps.children.length;
   setProgress(Math.min(PROGRESS_CAP, (100 * count) / EXPECTED_PROGRESS_EVENTS));
   setStatus(t("running", { n: count }));
@@ -322,9 +324,11 @@ function onStreamMessage(run, event) {
       setStatus(t("running", { n: 0 }));
       break;
     case "progress":
-      addStep(data);
+      if (data.subagent) addSubagentStep(ui.steps, data);
+      else addStep(data);
       break;
     case "token":
+      if (data.subagent) break; // a sub-agent's text is not the answer
       ui.resultSection.hidden = false;
       ui.answer.textContent += data.content ?? "";
       break;
