@@ -204,7 +204,7 @@ async def test_cancelling_the_run_cancels_every_sub_agents_model_call(open_servi
     sales, top = sub_script(SALES_SQL, "x"), sub_script(TOP_SQL, "y")
     for script in (sales, top):
         script.gates[0], script.entered[0] = asyncio.Event(), asyncio.Event()
-    model = routed([delegate_both()], sales, top)
+    model = routed([delegate_both(), answer("下一个问题")], sales, top)
     async with open_service(model) as service:
         run = await service.runner.start(QUESTION, "wang1:sub6")
         await asyncio.wait_for(sales.entered[0].wait(), 10)
@@ -212,9 +212,14 @@ async def test_cancelling_the_run_cancels_every_sub_agents_model_call(open_servi
         run.cancel()
         with pytest.raises(ServiceError) as cancelled:
             await run.result()
+        # The thread stays usable: the unanswered delegate call is closed first.
+        after = await service.runner.ask("下一个问题", "wang1:sub6")
 
     assert cancelled.value.error_type == "RUN_CANCELLED"
     assert sorted(model.cancelled) == sorted([SALES, TOP])
+    assert after.answer == "下一个问题"
+    closed = delegate_result(model.parent.seen[1])
+    assert closed.content == "Not run: the question was interrupted."
 
 
 async def test_a_sub_agent_cannot_delegate_again_and_stops_at_its_own_step_limit(open_service):
