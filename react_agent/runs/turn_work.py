@@ -41,6 +41,7 @@ class TurnWork:
                 self.usage_by_message.setdefault(key, dict(message.usage_metadata))
             elif isinstance(message, ToolMessage):
                 self._add_statement(message)
+                self._add_tool_usage(message)
 
     def usage(self) -> dict[str, int] | None:
         """Return the turn's summed token usage, or None when the server reported none."""
@@ -50,6 +51,13 @@ class TurnWork:
             name: sum(int(usage.get(source) or 0) for usage in self.usage_by_message.values())
             for name, source in USAGE_FIELDS.items()
         }
+
+    def _add_tool_usage(self, message: ToolMessage) -> None:
+        # A delegate result carries its sub-agents' summed usage (react_agent/subagents).
+        artifact = message.artifact
+        if isinstance(artifact, dict) and isinstance(artifact.get("usage_metadata"), dict):
+            key = f"tool:{message.tool_call_id}"
+            self.usage_by_message.setdefault(key, dict(artifact["usage_metadata"]))
 
     def _add_statement(self, message: ToolMessage) -> None:
         artifact = message.artifact

@@ -18,6 +18,7 @@ from react_agent.subagents.subagent_run import (
     SubagentOutcome,
     run_subagent,
     subagent_config,
+    sum_usage,
 )
 
 DELEGATE = "delegate"
@@ -112,6 +113,9 @@ def delegate_message(outcomes: list[SubagentOutcome], tool_call_id: str) -> Tool
         "sqls": [entry for outcome in outcomes for entry in outcome.sqls],
         "results": [result for outcome in outcomes for result in outcome.results],
     }
+    usage = sum_usage(outcome.usage for outcome in outcomes if outcome.usage)
+    if usage:
+        artifact["usage_metadata"] = usage  # added to the turn's usage (runs/turn_work.py)
     return ToolMessage(
         content="\n\n".join(parts),
         tool_call_id=tool_call_id,

@@ -35,6 +35,8 @@ class SubagentOutcome:
     error: str | None = None
     sqls: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    """Its model calls' summed token usage, in LangChain's `usage_metadata` names."""
 
 
 def subagent_input(question: str) -> dict[str, Any]:
@@ -91,7 +93,17 @@ async def run_subagent(
             for event in tools.events_for(update, step):
                 sink.append(replace(event, subagent=outcome.subagent))
     outcome.sqls = [{**entry, "subagent": outcome.subagent} for entry in work.sqls]
+    outcome.usage = sum_usage(work.usage_by_message.values())
     return outcome
+
+
+def sum_usage(usages: Any) -> dict[str, int]:
+    """Return token usages (LangChain's `usage_metadata` names) added up; {} for none."""
+    total: dict[str, int] = {}
+    for usage in usages:
+        for name in ("input_tokens", "output_tokens", "total_tokens"):
+            total[name] = total.get(name, 0) + int(usage.get(name) or 0)
+    return total
 
 
 def _collect(outcome: SubagentOutcome, update: Any) -> None:

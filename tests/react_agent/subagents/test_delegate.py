@@ -281,3 +281,25 @@ async def test_sub_agent_state_is_checkpointed_under_the_parent_thread(open_serv
     assert "" in namespaces
     assert len(nested) == 2 and all(ns.startswith("tools:") for ns in nested)
     assert sorted(answers) == sorted(["七个地区", "三个产品"])
+
+
+def with_usage(message: AIMessage, tokens: int) -> AIMessage:
+    """Return the reply with the token usage a server would report for it."""
+    usage = {"input_tokens": tokens, "output_tokens": 1, "total_tokens": tokens + 1}
+    return message.model_copy(update={"usage_metadata": usage})
+
+
+async def test_the_turns_usage_adds_up_the_sub_agents_model_calls(open_service):
+    sales = ScriptedChatModel(
+        replies=[with_usage(call_tool("run_sql", sql=SALES_SQL), 100), with_usage(answer("a"), 200)]
+    )
+    top = ScriptedChatModel(replies=[with_usage(answer("b"), 30)])
+    parent = [with_usage(delegate_both(), 1000), with_usage(answer("好"), 2000)]
+    async with open_service(routed(parent, sales, top)) as service:
+        result = await service.runner.ask(QUESTION, "wang1:sub10")
+
+    assert result.usage == {
+        "prompt_tokens": 3330,
+        "completion_tokens": 5,
+        "total_tokens": 3335,
+    }
