@@ -21,9 +21,6 @@ from react_agent.tools.results import result_artifacts
 SUBAGENT_NAMESPACE = "sql_subagent"
 """Name part of a sub-agent's checkpoint namespace under the parent thread."""
 
-PARENT_ONLY_STATE_KEYS = frozenset({"messages", "history_blocks", "todos", "context_start_id"})
-"""Parent state a sub-agent never starts with: it gets only its sub-question (input below)."""
-
 
 @dataclass
 class SubagentOutcome:
@@ -40,7 +37,11 @@ class SubagentOutcome:
 
 
 def subagent_input(question: str) -> dict[str, Any]:
-    """Return a sub-agent's whole starting state: its sub-question and fresh counters."""
+    """Return a sub-agent's whole starting state: its sub-question and fresh counters.
+
+    Nothing of the parent's state is passed on: not its messages, history blocks, todo
+    state or trimming window, so the sub-agent's context is its sub-question alone.
+    """
     return {"messages": [stamped(HumanMessage(question))], **new_question_state()}
 
 

@@ -303,3 +303,15 @@ async def test_the_turns_usage_adds_up_the_sub_agents_model_calls(open_service):
         "completion_tokens": 5,
         "total_tokens": 3335,
     }
+
+
+async def test_subagents_max_parallel_one_runs_the_sub_agents_one_after_the_other(open_service):
+    sales, top = sub_script(SALES_SQL, "七个地区"), sub_script(TOP_SQL, "三个产品")
+    model = routed([delegate_both(), answer("好")], sales, top)
+    async with open_service(model, subagents_max_parallel=1) as service:
+        run = await service.runner.start(QUESTION, "wang1:sub11")
+        await run.result()
+
+    order = [e.subagent["description"] for e in run.events if getattr(e, "subagent", None)]
+    first_change = next(i for i, d in enumerate(order) if d != order[0])
+    assert len(set(order[first_change:])) == 1 and len(set(order)) == 2
