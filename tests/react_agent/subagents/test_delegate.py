@@ -315,3 +315,29 @@ async def test_subagents_max_parallel_one_runs_the_sub_agents_one_after_the_othe
     order = [e.subagent["description"] for e in run.events if getattr(e, "subagent", None)]
     first_change = next(i for i, d in enumerate(order) if d != order[0])
     assert len(set(order[first_change:])) == 1 and len(set(order)) == 2
+
+
+async def test_sub_agents_checkpoint_under_the_thread_in_postgresql_too(
+    open_service, postgres_database
+):
+    model = routed(
+        [delegate_both(), answer("好")],
+        sub_script(SALES_SQL, "七个地区"),
+        sub_script(TOP_SQL, "三个产品"),
+    )
+    async with open_service(model, checkpoint_database_url=postgres_database) as service:
+        result = await service.runner.ask(QUESTION, "wang1:sub12")
+        saved = [
+            c.config["configurable"]["checkpoint_ns"]
+            async for c in service.checkpointer.alist(
+                {"configurable": {"thread_id": "wang1:sub12"}}
+            )
+        ]
+        threads = await service.runner.graph.aget_state(
+            {"configurable": {"thread_id": "wang1:sub12"}}
+        )
+
+    assert result.answer == "好" and [e["sql"] for e in result.sqls] == [SALES_SQL, TOP_SQL]
+    assert len({ns for ns in saved if "sql_subagent:" in ns}) == 2
+    # The main thread's state is the parent's alone.
+    assert threads.values["final_answer"] == "好"
