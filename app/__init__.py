@@ -8,11 +8,10 @@ from contextlib import AsyncExitStack
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
+from app.app_state import install_app_state, set_agent_service
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, health, legacy_stream, page
-from app.stream_runs import StreamRuns
-from app.thread_ids import ThreadIdClock
+from app.routes import ask, ask_stream, conversations, health, page
 from config import Settings
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
@@ -47,16 +46,15 @@ def create_app(
     app.config["BODY_TIMEOUT"] = settings.body_timeout
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions["settings"] = settings
-    app.extensions["thread_id_clock"] = ThreadIdClock()
-    app.extensions["stream_runs"] = StreamRuns(settings.stream_resume_grace)
+    install_app_state(app, settings)
     exit_stack = AsyncExitStack()
 
     @app.before_serving
     async def start_agent() -> None:
-        app.extensions["agent"] = await exit_stack.enter_async_context(
+        service = await exit_stack.enter_async_context(
             open_agent_service(settings, model=model, locks=locks)
         )
+        set_agent_service(app, service)
 
     @app.after_serving
     async def stop_agent() -> None:
@@ -65,7 +63,6 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
-    app.register_blueprint(legacy_stream.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
     register_error_handlers(app)

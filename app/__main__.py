@@ -10,6 +10,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 from app import create_app
+from app.app_state import agent_service_of
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -39,16 +40,18 @@ async def serve_forever(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     app = create_app(settings)
+    drains: list[asyncio.Task[None]] = []
 
     async def drain_on_signal() -> None:
         await stop.wait()
-        agent = app.extensions.get("agent")
+        agent = agent_service_of(app)
         if agent is not None and agent.runner is not None:
             # Runs in the background while Hypercorn waits for the streams to end.
-            drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
-            app.extensions["drain_task"] = drain
+            drains.append(asyncio.create_task(agent.runner.drain(settings.shutdown_grace)))
 
     await serve(app, config, shutdown_trigger=drain_on_signal)
+    # Held until here so the task is not garbage-collected, and its errors are not lost.
+    await asyncio.gather(*drains)
 
 
 def main() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from config import localize
+from app.faults import InputFaults
+from config import DEFAULT_LANG, localize, resolve_lang
+from config.legacy_messages import legacy_text
 from react_agent.errors import ServiceError
 from react_agent.timestamps import now_timestamp
 
@@ -26,6 +28,10 @@ def error_envelope(
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Wrap an error in the envelope; `legacy` adds the sync API's top-level `error` string.
+
+    In zh-CN the legacy envelope's `message` and `error` are the replaced service's texts
+    where it had them (its clients match on them), several faults joined with `; `;
+    elsewhere, and in en-US, `error` is the detail.
 
     Args:
         error: The error to report.
@@ -53,4 +59,19 @@ def error_envelope(
     }
     if legacy:
         body["error"] = error.detail
+        if resolve_lang(lang) == DEFAULT_LANG:
+            _use_legacy_texts(body, error)
     return body
+
+
+def _use_legacy_texts(body: dict[str, Any], error: ServiceError) -> None:
+    faults = error.faults if isinstance(error, InputFaults) else [error]
+    texts = [legacy_text(fault.error_type, **fault.params) for fault in faults]
+    if not any(texts):
+        return
+    body["error"] = "; ".join(
+        text.error if text else localize(fault.error_type, DEFAULT_LANG, **fault.params)
+        for fault, text in zip(faults, texts, strict=True)
+    )
+    if texts[0] is not None:
+        body["message"] = texts[0].message

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from pydantic import ValidationError
 from quart import Quart, Response, g, jsonify, request
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from app.envelope import error_envelope
+from app.validation import describe_validation_error
 from config import resolve_lang
 from react_agent.errors import ServiceError
 
@@ -21,6 +22,22 @@ _HTTP_ERROR_TYPES = {
     408: "REQUEST_TIMEOUT",
     413: "PAYLOAD_TOO_LARGE",
 }
+
+
+class ServiceErrorWithData(ServiceError):
+    """A ServiceError whose envelope's `data` also carries `extra` fields (e.g. a report).
+
+    Args:
+        error: The error to report (status, code, detail, retry and message params).
+        extra: The fields to add to the error envelope's `data`.
+
+    """
+
+    def __init__(self, error: ServiceError, extra: dict[str, Any]) -> None:
+        super().__init__(
+            error.status, error.error_type, error.detail, can_retry=error.can_retry, **error.params
+        )
+        self.extra = extra
 
 
 def request_lang() -> str:
@@ -38,7 +55,10 @@ def error_response(error: ServiceError) -> Response:
         request_lang(),
         conversation_id=getattr(g, "conversation_id", None),
         legacy=getattr(g, "legacy_envelope", False),
+        extra=error.extra if isinstance(error, ServiceErrorWithData) else None,
     )
+    # Fields a route adds beside the envelope of any error it ends with (e.g. /health).
+    body.update(getattr(g, "error_top_level_fields", {}))
     response = jsonify(body)
     response.status_code = error.status
     return response
@@ -53,7 +73,7 @@ def register_error_handlers(app: Quart) -> None:
 
     @app.errorhandler(RequestSchemaValidationError)
     async def handle_schema_error(error: RequestSchemaValidationError) -> Response:
-        detail = _validation_detail(error.validation_error)
+        detail = describe_validation_error(error.validation_error)
         return error_response(ServiceError(400, "INVALID_REQUEST", detail, reason=detail))
 
     @app.errorhandler(HTTPException)
@@ -80,12 +100,3 @@ def register_error_handlers(app: Quart) -> None:
         return error_response(
             ServiceError(500, "INTERNAL_ERROR", f"{type(error).__name__}: {error}", can_retry=True)
         )
-
-
-def _validation_detail(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in item['loc']) or 'request'}: {item['msg']}"
-            for item in error.errors()
-        )
-    return str(error)

@@ -9,11 +9,20 @@ from react_agent.runs.events import RunResult
 from react_agent.timestamps import now_timestamp
 
 
-def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
+def build_final_data(
+    result: RunResult, user_id: str, *, conversation_id_ignored: bool = False
+) -> dict[str, Any]:
     """Return the API's final data for one run; `sql` and `records` only when SQL ran.
 
     `sqls` lists every run_sql of the turn (ok, refused or error), `sql` stays the last one
     that ran well, and `react_agent_meta.usage` is the turn's summed token usage (or null).
+
+    Args:
+        result: The run's result.
+        user_id: Whose question it was.
+        conversation_id_ignored: Whether the request's conversation_id lost to its thread_id
+            (then `react_agent_meta.conversation_id_ignored` is true).
+
     """
     data: dict[str, Any] = {
         "response": result.answer,
@@ -31,6 +40,8 @@ def build_final_data(result: RunResult, user_id: str) -> dict[str, Any]:
             "agent_version": AGENT_VERSION,
         },
     }
+    if conversation_id_ignored:
+        data["react_agent_meta"]["conversation_id_ignored"] = True
     if result.sql is not None:
         data["sql"] = result.sql
     if result.records is not None:

@@ -29,7 +29,11 @@ class ErrorEnvelope(_Open):
     success: Literal[False]
     message: str = Field(description="A short sentence in the request's language.")
     data: ErrorData
-    error: str | None = Field(default=None, description="Legacy copy of data.error (sync API).")
+    error: str | None = Field(
+        default=None,
+        description="Sync API only: data.error, or in zh-CN the replaced service's text for "
+        "validation faults (several joined with '; ').",
+    )
 
 
 class Records(_Open):
@@ -70,9 +74,13 @@ class AgentMeta(_Open):
     execution_path: list[str]
     total_messages: int
     sql_execution_count: int
+    sql_refusal_count: int = Field(description="Queries the SQL guard refused for this question.")
     agent_version: str
     usage: TokenUsage | None = Field(
         default=None, description="Summed token usage; null when the server reports none."
+    )
+    conversation_id_ignored: bool | None = Field(
+        default=None, description="True when conversation_id was sent too and thread_id won."
     )
 
 
@@ -164,6 +172,9 @@ class HealthEnvelope(_Open):
     success: bool
     message: str
     data: dict[str, Any]
+    status: Literal["healthy", "unhealthy"] = Field(
+        description="Beside the envelope, for the replaced service's clients."
+    )
 
 
 class ConversationSummary(_Open):

@@ -30,6 +30,9 @@ class StreamContext:
     user_id: str
     lang: str
     stream_tools: bool = False
+    """Whether the client asked for tool_call and tool_result events."""
+    conversation_id_ignored: bool = False
+    """The request's conversation_id lost to its thread_id (said in started and completed)."""
 
 
 def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[dict[str, Any]]:
@@ -49,6 +52,8 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "user_id": ctx.user_id,
             "timestamp": now_timestamp(),
         }
+        if ctx.conversation_id_ignored:
+            started["conversation_id_ignored"] = True
         return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
     if isinstance(event, NodeFinished):
         progress = _progress(event.node, event.step, ctx)
@@ -63,7 +68,10 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
     if isinstance(event, TokenStreamed):
         return _token_envelopes(event, ctx)
     if isinstance(event, RunFinished):
-        completed = {"type": "completed", **build_final_data(event.result, ctx.user_id)}
+        final = build_final_data(
+            event.result, ctx.user_id, conversation_id_ignored=ctx.conversation_id_ignored
+        )
+        completed = {"type": "completed", **final}
         return [
             _progress(END, steps + 1, ctx),
             _ok(completed, ctx),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -10,6 +11,7 @@ from urllib.parse import unquote_to_bytes
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from quart import Request
 
+from app.faults import raise_faults
 from app.thread_ids import ThreadIdClock
 from config import resolve_lang
 from react_agent.errors import ServiceError, bad_request
@@ -18,7 +20,10 @@ MAX_QUESTION_CHARS = 2000
 MAX_USER_ID_CHARS = 50
 MAX_THREAD_ID_CHARS = 128
 GUEST_USER_ID = "guest"
-THREAD_ID_PATTERN = r"^[^:]{1,50}:\S.*$"
+USER_ID_PATTERN = r"^[^:\s\x00-\x1f\x7f]*$"
+THREAD_ID_PATTERN = r"^[^:\s\x00-\x1f\x7f]{1,50}:[^\s\x00-\x1f\x7f]+$"
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Cs"})
+"""Unicode categories refused in ids: control, format (e.g. bidi overrides) and surrogates."""
 
 
 class AskBody(BaseModel):
@@ -34,17 +39,19 @@ class AskBody(BaseModel):
     )
     user_id: StrictStr | None = Field(
         default=None,
-        description="At most 50 characters, no ':'; default from thread_id or guest.",
-        json_schema_extra={"maxLength": MAX_USER_ID_CHARS, "pattern": "^[^:]*$"},
+        description="At most 50 characters, no ':', whitespace or control characters; "
+        "default from thread_id or guest.",
+        json_schema_extra={"maxLength": MAX_USER_ID_CHARS, "pattern": USER_ID_PATTERN},
     )
     thread_id: StrictStr | None = Field(
         default=None,
-        description="`user_id:…`; a new one is made when absent.",
+        description="`user_id:…`, no whitespace or control characters; a new one is made "
+        "when absent. Wins over conversation_id when both are sent.",
         json_schema_extra={"maxLength": MAX_THREAD_ID_CHARS, "pattern": THREAD_ID_PATTERN},
     )
     conversation_id: StrictStr | None = Field(
         default=None,
-        description="Alias of thread_id.",
+        description="Alias of thread_id (ignored, with a Warning header, when both differ).",
         json_schema_extra={"maxLength": MAX_THREAD_ID_CHARS, "pattern": THREAD_ID_PATTERN},
     )
     lang: StrictStr | None = Field(default=None, description="zh-CN (default) or en-US.")
@@ -68,6 +75,8 @@ class AskRequest:
     lang: str
     stream_tokens: bool
     stream_tools: bool = False
+    conversation_id_ignored: bool = False
+    """Both ids were sent and differed; thread_id was used."""
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -80,6 +89,8 @@ async def read_json_object(request: Request) -> dict[str, Any]:
             f"unsupported Content-Type {mimetype!r}; send application/json",
         )
     raw = await request.get_data(as_text=False)
+    if not raw.strip():
+        raise bad_request("EMPTY_BODY", "the body is empty")
     try:
         payload = json.loads(raw)
     except UnicodeDecodeError as exc:
@@ -92,11 +103,17 @@ async def read_json_object(request: Request) -> dict[str, Any]:
             "the body must be a JSON object",
             reason="the body must be a JSON object",
         )
+    if not payload:
+        raise bad_request("EMPTY_BODY", "the body is an empty JSON object")
     return payload
 
 
+QUERY_FLAGS = ("stream_tokens", "stream_tools")
+"""Boolean fields a GET query may carry as true/false/1/0/yes/no/on/off."""
+
+
 def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
-    """Turn GET query parameters into an ask payload (stream flags from true/false/1/0).
+    """Turn GET query parameters into an ask payload (stream_tokens from true/false/1/0).
 
     Raises:
         ServiceError: 400 when `raw_query`, percent-decoded, is not UTF-8 (Werkzeug would
@@ -109,7 +126,7 @@ def query_args_payload(args: Any, raw_query: bytes = b"") -> dict[str, Any]:
         detail = "the query string is not valid UTF-8"
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     payload: dict[str, Any] = {key: args.get(key) for key in args}
-    for name in ("stream_tokens", "stream_tools"):
+    for name in QUERY_FLAGS:
         if name in payload:
             flag = str(payload[name]).strip().lower()
             if flag in ("1", "true", "yes", "on"):
@@ -136,77 +153,140 @@ def validate_ask_request(
     try:
         body = AskBody.model_validate(payload)
     except ValidationError as exc:
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'body'}: {error['msg']}"
-            for error in exc.errors()
-        )
+        detail = describe_validation_error(exc)
         raise bad_request("INVALID_REQUEST", detail, reason=detail) from exc
     lang = resolve_lang(body.lang, accept_language)
-
     question = body.question.strip()
+    user_id = (body.user_id or "").strip() or None
+    thread_id, conversation_id_ignored = _choose_thread_id(body.thread_id, body.conversation_id)
+    faults = [
+        fault
+        for fault in (
+            _question_fault(question),
+            user_id_fault(user_id) if user_id is not None else None,
+            thread_id_fault(thread_id) if thread_id is not None else None,
+        )
+        if fault is not None
+    ]
+    if thread_id is not None and not _names_thread_id_fault(faults):
+        user_id = user_id or thread_id.partition(":")[0]
+        faults.extend(_owner_faults(thread_id, user_id))
+    raise_faults(faults)
+    if thread_id is None:
+        user_id = user_id or GUEST_USER_ID
+        thread_id, is_new_thread = clock.new_thread_id(user_id), True
+    else:
+        is_new_thread = False
+    assert user_id is not None
+    return AskRequest(
+        question=question,
+        user_id=user_id,
+        thread_id=thread_id,
+        is_new_thread=is_new_thread,
+        lang=lang,
+        stream_tokens=body.stream_tokens,
+        stream_tools=body.stream_tools,
+        conversation_id_ignored=conversation_id_ignored,
+    )
+
+
+def _question_fault(question: str) -> ServiceError | None:
     if not question:
-        raise bad_request("QUESTION_REQUIRED", "question is empty")
+        return bad_request("QUESTION_REQUIRED", "question is empty")
     if len(question) > MAX_QUESTION_CHARS:
-        raise bad_request(
+        return bad_request(
             "QUESTION_TOO_LONG",
             f"question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}",
             limit=MAX_QUESTION_CHARS,
         )
+    return None
 
-    thread_id = _choose_thread_id(body.thread_id, body.conversation_id)
-    user_id = (body.user_id or "").strip() or None
-    if user_id is not None:
-        check_user_id(user_id)
 
-    if thread_id is None:
-        user_id = user_id or GUEST_USER_ID
-        return AskRequest(
-            question,
-            user_id,
-            clock.new_thread_id(user_id),
-            True,
-            lang,
-            body.stream_tokens,
-            body.stream_tools,
-        )
+def _names_thread_id_fault(faults: list[ServiceError]) -> bool:
+    return any(fault.error_type == "THREAD_ID_INVALID" for fault in faults)
 
-    owner = check_thread_id_format(thread_id)
-    user_id = user_id or owner
-    check_thread_owner(thread_id, user_id)
-    return AskRequest(
-        question, user_id, thread_id, False, lang, body.stream_tokens, body.stream_tools
+
+def _owner_faults(thread_id: str, user_id: str) -> list[ServiceError]:
+    try:
+        check_thread_owner(thread_id, user_id)
+    except ServiceError as fault:
+        return [fault]
+    return []
+
+
+def describe_validation_error(error: Exception) -> str:
+    """Return a pydantic ValidationError as `field: problem` items joined by `; `."""
+    if not isinstance(error, ValidationError):
+        return str(error)
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'request'}: {item['msg']}"
+        for item in error.errors()
     )
 
 
 def check_user_id(user_id: str) -> str:
-    """Return `user_id` if it keeps the API's rules (at most 50 characters, no ':')."""
+    """Return `user_id` if it keeps the API's rules, else raise its 400."""
+    fault = user_id_fault(user_id)
+    if fault is not None:
+        raise fault
+    return user_id
+
+
+def user_id_fault(user_id: str) -> ServiceError | None:
+    """Return the 400 a user id earns: over 50 characters, or ':', whitespace or control."""
     if len(user_id) > MAX_USER_ID_CHARS:
-        raise bad_request(
+        return bad_request(
             "USER_ID_TOO_LONG",
             f"user_id has {len(user_id)} characters; the limit is {MAX_USER_ID_CHARS}",
             limit=MAX_USER_ID_CHARS,
         )
-    if ":" in user_id:
-        raise bad_request("USER_ID_INVALID", "user_id must not contain ':'")
-    return user_id
+    if ":" in user_id or has_unprintable(user_id):
+        return bad_request(
+            "USER_ID_INVALID", "user_id must not contain ':', whitespace or control characters"
+        )
+    return None
 
 
 def check_thread_id_format(thread_id: str) -> str:
-    """Return the owner part of a `user_id:…` thread id, or raise 400."""
+    """Return the owner part of a `user_id:…` thread id, or raise 400.
+
+    The one check of a thread id's text, for every route that takes one: `user_id:…`, at
+    most 128 characters, and no whitespace or control characters (a newline in an id would
+    let a caller forge log lines).
+    """
+    fault = thread_id_fault(thread_id)
+    if fault is not None:
+        raise fault
+    return thread_id.partition(":")[0]
+
+
+def thread_id_fault(thread_id: str) -> ServiceError | None:
+    """Return the 400 a thread id's text earns (see check_thread_id_format), or None."""
     owner, sep, rest = thread_id.partition(":")
-    if not sep or not owner or not rest.strip() or len(thread_id) > MAX_THREAD_ID_CHARS:
-        raise bad_request(
+    if (
+        not sep
+        or not owner
+        or not rest
+        or len(thread_id) > MAX_THREAD_ID_CHARS
+        or has_unprintable(thread_id)
+    ):
+        return bad_request(
             "THREAD_ID_INVALID",
             f"thread_id {thread_id[:MAX_THREAD_ID_CHARS]!r} must look like user_id:identifier "
-            f"(at most {MAX_THREAD_ID_CHARS} characters)",
+            f"(at most {MAX_THREAD_ID_CHARS} characters, no whitespace or control characters)",
         )
     if len(owner) > MAX_USER_ID_CHARS:
-        raise bad_request(
+        return bad_request(
             "USER_ID_TOO_LONG",
             f"the user part of thread_id is longer than {MAX_USER_ID_CHARS} characters",
             limit=MAX_USER_ID_CHARS,
         )
-    return owner
+    return None
+
+
+def has_unprintable(text: str) -> bool:
+    """Return whether `text` holds whitespace or control, format or surrogate characters."""
+    return any(ch.isspace() or unicodedata.category(ch) in _UNPRINTABLE for ch in text)
 
 
 def check_thread_owner(thread_id: str, user_id: str) -> None:
@@ -220,13 +300,12 @@ def check_thread_owner(thread_id: str, user_id: str) -> None:
         )
 
 
-def _choose_thread_id(thread_id: str | None, conversation_id: str | None) -> str | None:
-    thread_id = (thread_id or "").strip() or None
-    conversation_id = (conversation_id or "").strip() or None
-    if thread_id and conversation_id and thread_id != conversation_id:
-        raise bad_request(
-            "INVALID_REQUEST",
-            "thread_id and conversation_id differ; send one of them",
-            reason="thread_id and conversation_id differ; send one of them",
-        )
-    return thread_id or conversation_id
+def _choose_thread_id(
+    thread_id: str | None, conversation_id: str | None
+) -> tuple[str | None, bool]:
+    # Blank means absent; anything else is checked as sent (whitespace in it is refused).
+    thread_id = thread_id if thread_id and thread_id.strip() else None
+    conversation_id = conversation_id if conversation_id and conversation_id.strip() else None
+    if thread_id is not None:
+        return thread_id, conversation_id is not None and conversation_id != thread_id
+    return conversation_id, False

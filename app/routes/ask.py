@@ -1,48 +1,49 @@
-"""The legacy synchronous ask endpoint."""
+"""The legacy synchronous ask endpoint, and its deprecated former path /api/chat."""
 
 from __future__ import annotations
 
-from quart import Blueprint, current_app, g, request
-from quart_schema import document_request, document_response
+from quart import Blueprint, g, request
+from quart_schema import deprecate, document_request, document_response
 
+from app.app_state import agent_service
+from app.ask_request import accept, ask_response_headers
 from app.envelope import success_envelope
 from app.final_data import build_final_data
 from app.openapi import document_errors
 from app.schemas import AskEnvelope
-from app.validation import AskBody, AskRequest, read_json_object, validate_ask_request
-from config import resolve_lang
+from app.validation import AskBody, read_json_object
 
 blueprint = Blueprint("ask", __name__)
-
-
-def accept(payload: dict) -> AskRequest:
-    """Validate an ask payload and remember its language and thread for error envelopes."""
-    accept_language = request.headers.get("Accept-Language")
-    requested_lang = payload.get("lang")
-    # Known before validation, so even a rejected request is answered in its language.
-    g.lang = resolve_lang(
-        requested_lang if isinstance(requested_lang, str) else None, accept_language
-    )
-    ask = validate_ask_request(
-        payload, current_app.extensions["thread_id_clock"], accept_language=accept_language
-    )
-    g.lang = ask.lang
-    if not ask.is_new_thread:
-        # A new id is only real once its run starts; errors before that must not name it.
-        g.conversation_id = ask.thread_id
-    return ask
 
 
 @blueprint.post("/api/v0/ask_react_agent")
 @document_request(AskBody)
 @document_response(AskEnvelope, 200)
 @document_errors(400, 409, 413, 500, 503, 504)
-async def ask_react_agent() -> dict:
+async def ask_react_agent() -> tuple[dict, int, dict[str, str]]:
     """Answer a question and return the final data in the envelope (legacy sync API)."""
+    return await answer_question()
+
+
+@blueprint.post("/api/chat")
+@deprecate
+@document_request(AskBody)
+@document_response(AskEnvelope, 200)
+@document_errors(400, 409, 413, 500, 503, 504)
+async def chat() -> tuple[dict, int, dict[str, str]]:
+    """Answer a question at the replaced service's path (deprecated alias of the sync ask)."""
+    return await answer_question()
+
+
+async def answer_question() -> tuple[dict, int, dict[str, str]]:
+    """Run the request's question to its end; return the envelope, 200 and the headers."""
     g.legacy_envelope = True
     ask = accept(await read_json_object(request))
-    runner = current_app.extensions["agent"].require_runner()
+    runner = agent_service().require_runner()
     run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()
-    return success_envelope(build_final_data(result, ask.user_id), ask.lang)
+    final = build_final_data(
+        result, ask.user_id, conversation_id_ignored=ask.conversation_id_ignored
+    )
+    return success_envelope(final, ask.lang), 200, ask_response_headers(ask)

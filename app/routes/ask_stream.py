@@ -5,11 +5,18 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from quart import Blueprint, Response, current_app, g, request
-from quart_schema import document_headers, document_querystring, document_request, document_response
+from quart import Blueprint, Response, g, request
+from quart_schema import (
+    deprecate,
+    document_headers,
+    document_querystring,
+    document_request,
+    document_response,
+)
 
+from app.app_state import agent_service, app_settings, stream_runs
+from app.ask_request import accept, ask_response_headers
 from app.errors import request_lang
-from app.routes.ask import accept
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.stream_events import (
     StreamContext,
@@ -19,6 +26,7 @@ from app.stream_events import (
     stream_envelopes,
 )
 from app.stream_formats import StreamFormat, choose_stream_format
+from app.stream_ids import format_event_id, parse_event_id
 from app.stream_runs import FollowedRun, StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
@@ -27,6 +35,8 @@ from react_agent.runs.events import RunEvent
 blueprint = Blueprint("ask_stream", __name__)
 
 STREAM_PATH = "/api/v0/ask_react_agent_stream"
+STREAM_SYNC_PATH = "/api/v0/ask_react_agent_stream_sync"
+"""The replaced service's name for the GET stream: a deprecated alias, same run and events."""
 
 
 @blueprint.post(STREAM_PATH)
@@ -56,6 +66,17 @@ async def ask_react_agent_stream_get() -> Response:
     return await stream_question(_query_payload)
 
 
+@blueprint.get(STREAM_SYNC_PATH)
+@deprecate
+@document_querystring(AskBody)
+@document_headers(StreamHeaders)
+@document_response(StreamEvent, 200)
+@document_response(NoContent, 204)
+async def ask_react_agent_stream_sync() -> Response:
+    """Answer as `GET /api/v0/ask_react_agent_stream` does (the replaced service's name)."""
+    return await stream_question(_query_payload)
+
+
 async def _query_payload() -> dict:
     return query_args_payload(request.args, request.query_string)
 
@@ -66,26 +87,33 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
         return resume_stream(last_event_id, wire)
-    runs: StreamRuns = current_app.extensions["stream_runs"]
+    runs = stream_runs()
     try:
         ask = accept(await read_payload())
-        runner = current_app.extensions["agent"].require_runner()
-        ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang, ask.stream_tools)
+        runner = agent_service().require_runner()
+        ctx = StreamContext(
+            ask.thread_id,
+            ask.user_id,
+            ask.lang,
+            stream_tools=ask.stream_tools,
+            conversation_id_ignored=ask.conversation_id_ignored,
+        )
         run = await runner.start(
             ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
         return stream_response(error_stream(error, ctx, wire), wire)
-    return stream_response(follow_run(runs.add(run, ctx), after=0, wire=wire), wire)
+    followed = runs.add(run, ctx)
+    return stream_response(
+        follow_run(followed, after=0, wire=wire), wire, ask_response_headers(ask)
+    )
 
 
 def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     """Send what a reconnecting client missed, or 204 when there is nothing more."""
-    run_id, _, seq = last_event_id.partition(":")
-    runs: StreamRuns = current_app.extensions["stream_runs"]
-    followed = runs.get(run_id)
-    after = int(seq) if seq.isdigit() else 0
+    run_id, after = parse_event_id(last_event_id)
+    followed = stream_runs().get(run_id)
     if followed is None or (
         followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
     ):
@@ -95,9 +123,11 @@ def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     return stream_response(follow_run(followed, after=after, wire=wire), wire)
 
 
-def stream_response(frames: AsyncIterator[bytes], wire: StreamFormat) -> Response:
-    """Wrap frames in a streaming response with the format's headers and no response timeout."""
-    response = Response(frames, status=200, headers=wire.headers)
+def stream_response(
+    frames: AsyncIterator[bytes], wire: StreamFormat, headers: dict[str, str] | None = None
+) -> Response:
+    """Wrap frames in a streaming response with the format's headers (and `headers`)."""
+    response = Response(frames, status=200, headers={**wire.headers, **(headers or {})})
     # Quart's 60 s RESPONSE_TIMEOUT would otherwise cut long streams without a word.
     response.timeout = None
     return response
@@ -105,8 +135,8 @@ def stream_response(frames: AsyncIterator[bytes], wire: StreamFormat) -> Respons
 
 def follow_run(followed: FollowedRun, *, after: int, wire: StreamFormat) -> AsyncIterator[bytes]:
     """Return the run's events as frames from sequence `after` on, with heartbeats."""
-    settings = current_app.extensions["settings"]
-    runs: StreamRuns = current_app.extensions["stream_runs"]
+    settings = app_settings()
+    runs = stream_runs()
     runs.attach(followed)
     return _frames(followed, runs, after, wire, settings.stream_heartbeat, settings.stream_retry_ms)
 
@@ -134,7 +164,7 @@ async def _frames(
                 if seq > after:
                     yield wire.encode_event(
                         envelope,
-                        event_id=f"{run.run_id}:{seq}",
+                        event_id=format_event_id(run.run_id, seq),
                         retry_ms=retry_ms if seq == 1 else None,
                     )
     finally:
@@ -147,7 +177,7 @@ async def error_stream(
     """Yield an `error` event and `end` for a request that could not start a run."""
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
-        yield wire.encode_event(envelope, event_id=f"{stream_id}:{seq}")
+        yield wire.encode_event(envelope, event_id=format_event_id(stream_id, seq))
 
 
 def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:

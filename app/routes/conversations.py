@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, current_app, g
+from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
+from app.app_state import agent_service
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -89,7 +90,7 @@ def owned_thread(thread_id: str, user_id: str | None) -> str:
 
 def conversation_runner() -> AgentRunner:
     """Return the runner, whose graph and checkpointer hold the conversations."""
-    return current_app.extensions["agent"].require_runner()
+    return agent_service().require_runner()
 
 
 def clamp_list_limit(limit: int) -> int:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, current_app, jsonify
+from quart import Blueprint, Response, g, jsonify
 from quart_schema import document_response
 
-from app.envelope import error_envelope, success_envelope
-from app.errors import request_lang
+from app.app_state import agent_service
+from app.envelope import success_envelope
+from app.errors import ServiceErrorWithData, request_lang
 from app.schemas import HealthEnvelope
 from react_agent.errors import ServiceError
-from react_agent.service import AgentService, check_components, describe_components
+from react_agent.service import check_components, describe_components
 
 blueprint = Blueprint("health", __name__)
 
@@ -20,21 +21,27 @@ PING_TIMEOUT = 3.0
 @document_response(HealthEnvelope, 200)
 @document_response(HealthEnvelope, 503)
 async def health() -> Response:
-    """Report each component; 200 when questions can be answered, else 503 with the reason."""
-    service: AgentService = current_app.extensions["agent"]
+    """Report each component; 200 when questions can be answered, else 503 with the reason.
+
+    Beside the envelope, a top-level `status` (healthy / unhealthy) for the replaced
+    service's clients and load balancers.
+    """
+    g.error_top_level_fields = {"status": "unhealthy"}
+    service = agent_service()
     # Pinging also clears PostgreSQL problems that have gone away since start-up.
     problems = await check_components(service, timeout=PING_TIMEOUT)
     report = describe_components(service)
     for component in ("data_database", "checkpointer"):
         report[component]["ok"] = report[component]["ok"] and component not in problems
-    lang = request_lang()
     if not problems and service.runner is not None:
-        return jsonify(success_envelope({"status": "ok", **report}, lang, message_key="HEALTH_OK"))
+        ok = success_envelope({"status": "ok", **report}, request_lang(), message_key="HEALTH_OK")
+        return jsonify({**ok, "status": "healthy"})
     first = next(iter(problems.values()), None) or ServiceError(
         503, "AGENT_NOT_READY", "the agent is not running", can_retry=True
     )
     report["problems"] = {name: error.detail for name, error in problems.items()}
-    body = error_envelope(first, lang, extra={"status": "degraded", **report})
-    response = jsonify(body)
-    response.status_code = 503
-    return response
+    # Always 503, whatever the first problem's own status: the service cannot answer.
+    unavailable = ServiceError(
+        503, first.error_type, first.detail, can_retry=first.can_retry, **first.params
+    )
+    raise ServiceErrorWithData(unavailable, {"status": "degraded", **report})

@@ -33,6 +33,7 @@ from langchain_openai import ChatOpenAI
 
 from app.sse import SSE_HEADERS, encode_sse_event
 from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.stream_ids import format_event_id
 from app.thread_ids import ThreadIdClock
 from app.validation import validate_ask_request
 from config import Settings
@@ -121,7 +122,7 @@ def _generate(
         except ServiceError as error:
             for envelope in (error_event_envelope(error, ctx), end_envelope(ctx)):
                 seq += 1
-                yield encode_sse_event(envelope, event_id=f"flask:{seq}")
+                yield encode_sse_event(envelope, event_id=format_event_id("flask", seq))
             return
         events = run.follow(0).__aiter__()
         steps = 0
@@ -135,7 +136,7 @@ def _generate(
             steps = event.step if isinstance(event, NodeFinished) else steps
             for envelope in stream_envelopes(event, ctx, steps):
                 seq += 1
-                yield encode_sse_event(envelope, event_id=f"{run.run_id}:{seq}")
+                yield encode_sse_event(envelope, event_id=format_event_id(run.run_id, seq))
     finally:
         # Also on a client disconnect (GeneratorExit): close the agent and the loop.
         try:

@@ -259,7 +259,7 @@ async def test_deeply_nested_json_gets_a_4xx(http, body, code, error_type):
         ("question", "INVALID_REQUEST"),
         (3.14, "INVALID_REQUEST"),
         (None, "INVALID_REQUEST"),
-        ({}, "INVALID_REQUEST"),
+        ({}, "EMPTY_BODY"),
     ],
 )
 async def test_wrong_types_get_400(http, body, error_type):
@@ -272,7 +272,7 @@ async def test_wrong_types_get_400(http, body, error_type):
 @pytest.mark.parametrize(
     ("content", "headers", "error_type"),
     [
-        (b"", JSON_HEADERS, "INVALID_JSON"),
+        (b"", JSON_HEADERS, "EMPTY_BODY"),
         (b'{"question": "q"', JSON_HEADERS, "INVALID_JSON"),
         (b"\x00\x01\x02", JSON_HEADERS, "INVALID_JSON"),
         (b'{"question": "q"}', {"Content-Type": "text/plain"}, "UNSUPPORTED_CONTENT_TYPE"),

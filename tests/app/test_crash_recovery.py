@@ -40,10 +40,6 @@ def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Return a checkpoint database that outlives one service process."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'conversations.db'}"
-    try:
-        import react_agent.conversations.postgres_checkpointer  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"the PostgreSQL checkpointer is not wired yet: {exc}")
     return request.getfixturevalue("postgres_database")
 
 

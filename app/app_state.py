@@ -1,0 +1,52 @@
+"""Typed access to what the app keeps in `app.extensions`: settings, agent, streams, clock."""
+
+from __future__ import annotations
+
+from quart import Quart, current_app
+
+from app.stream_runs import StreamRuns
+from app.thread_ids import ThreadIdClock
+from config import Settings
+from react_agent.service import AgentService
+
+_SETTINGS = "settings"
+_AGENT = "agent"
+_STREAM_RUNS = "stream_runs"
+_THREAD_ID_CLOCK = "thread_id_clock"
+
+
+def install_app_state(app: Quart, settings: Settings) -> None:
+    """Keep the settings, a thread-id clock and the stream registry on `app`."""
+    app.extensions[_SETTINGS] = settings
+    app.extensions[_THREAD_ID_CLOCK] = ThreadIdClock()
+    app.extensions[_STREAM_RUNS] = StreamRuns(settings.stream_resume_grace)
+
+
+def set_agent_service(app: Quart, service: AgentService) -> None:
+    """Keep the agent service built at start-up on `app`."""
+    app.extensions[_AGENT] = service
+
+
+def agent_service_of(app: Quart) -> AgentService | None:
+    """Return `app`'s agent service, or None before it has started."""
+    return app.extensions.get(_AGENT)
+
+
+def app_settings() -> Settings:
+    """Return the current app's settings."""
+    return current_app.extensions[_SETTINGS]
+
+
+def agent_service() -> AgentService:
+    """Return the current app's agent service (set in before_serving)."""
+    return current_app.extensions[_AGENT]
+
+
+def stream_runs() -> StreamRuns:
+    """Return the current app's registry of streamed runs."""
+    return current_app.extensions[_STREAM_RUNS]
+
+
+def thread_id_clock() -> ThreadIdClock:
+    """Return the current app's source of new thread ids."""
+    return current_app.extensions[_THREAD_ID_CLOCK]

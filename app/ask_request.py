@@ -1,0 +1,45 @@
+"""Accepting an ask request for a route, and recording on `g` what its error envelope needs.
+
+Both ask routes (sync and stream) call `accept`. It records two things on `quart.g`, read
+by `app.errors` when it turns a ServiceError into the envelope:
+
+- `g.lang`: the request's language, set before validation so that even a rejected request
+  is answered in the language it asked for;
+- `g.conversation_id`: the thread an existing conversation names, so errors say which
+  conversation they are about. A newly made thread id is not recorded here: it only becomes
+  real once its run starts (the route records it then).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import g, request
+
+from app.app_state import thread_id_clock
+from app.validation import AskRequest, validate_ask_request
+from config import resolve_lang
+
+CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
+"""The Warning header of an answer to a request whose two differing ids named the thread."""
+
+
+def accept(payload: dict[str, Any]) -> AskRequest:
+    """Validate an ask payload and remember its language and thread for error envelopes."""
+    accept_language = request.headers.get("Accept-Language")
+    requested_lang = payload.get("lang")
+    g.lang = resolve_lang(
+        requested_lang if isinstance(requested_lang, str) else None, accept_language
+    )
+    ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
+    g.lang = ask.lang
+    if not ask.is_new_thread:
+        g.conversation_id = ask.thread_id
+    return ask
+
+
+def ask_response_headers(ask: AskRequest) -> dict[str, str]:
+    """Return the headers an answer to `ask` carries: a Warning when conversation_id lost."""
+    if ask.conversation_id_ignored:
+        return {"Warning": CONVERSATION_ID_IGNORED_WARNING}
+    return {}
