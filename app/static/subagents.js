@@ -3,14 +3,17 @@
 
 const GROUP_ID = "subagent-group";
 
+// Until the delegate step arrives, the group waits in a list item of its own at the end.
 function groupIn(steps) {
-  let group = steps.querySelector(`[data-testid="${GROUP_ID}"]`);
-  if (!group) {
-    group = document.createElement("ul");
-    group.className = "subagents";
-    group.dataset.testid = GROUP_ID;
-    steps.append(group);
-  }
+  const waiting = [...steps.children].find((li) => li.dataset.testid === GROUP_ID);
+  if (waiting) return waiting.querySelector("ul");
+  const holder = document.createElement("li");
+  holder.className = "subagent-holder";
+  holder.dataset.testid = GROUP_ID;
+  const group = document.createElement("ul");
+  group.className = "subagents";
+  holder.append(group);
+  steps.append(holder);
   return group;
 }
 
@@ -50,9 +53,9 @@ export function addSubagentStep(steps, data) {
 /** Move the waiting sub-agent group under `item` when it is the step that ran `delegate`. */
 export function nestUnderDelegate(steps, item, data) {
   const names = Array.isArray(data.tool_names) ? data.tool_names : [];
-  const group = [...steps.children].find((li) => li.dataset.testid === GROUP_ID);
-  if (!group || !names.includes("delegate")) return;
-  group.dataset.testid = "subagent-group-done";
+  const holder = [...steps.children].find((li) => li.dataset.testid === GROUP_ID);
+  if (!holder || !names.includes("delegate")) return;
   item.classList.add("step-delegate");
-  item.append(group);
+  item.append(holder.querySelector("ul"));
+  holder.remove();
 }
