@@ -60,6 +60,9 @@ class SqlRun(_Open):
     row_count: int | None = Field(description="Rows in all when ok, else null.")
     result_id: str | None = Field(description="For read_result, when ok; else null.")
     status: Literal["ok", "refused", "error"]
+    subagent: dict[str, str] | None = Field(
+        default=None, description="{id, description} when a sub-agent ran it (delegate)."
+    )
 
 
 class AgentMeta(_Open):
@@ -157,6 +160,11 @@ class StreamEventData(_Open):
     is_limited: bool | None = None
     result_id: str | None = None
     duration_ms: int | None = Field(default=None, description="tool_result: since its tool_call.")
+    subagent: dict[str, str] | None = Field(
+        default=None,
+        description="{id, description} on a sub-agent's progress, tool_call, tool_result and "
+        "token events (the delegate tool); absent on the main agent's.",
+    )
 
 
 class StreamEvent(_Open):

@@ -161,6 +161,18 @@ class Settings(BaseSettings):
         description="Embedding model on the same OpenAI-compatible server; when set, examples "
         "are also found by vector similarity, fused with the lexical rank.",
     )
+    # --- Sub-agents (react_agent/subagents) ---
+    subagents: bool = Field(
+        default=True,
+        description="Give the agent the delegate tool, which hands the parts of a multi-part "
+        "question to isolated SQL sub-agents that run at the same time; off removes it.",
+    )
+    subagents_max_parallel: int = Field(
+        default=4, ge=1, le=32, description="Most sub-agents of one delegate call running at once."
+    )
+    subagent_recursion_limit: int = Field(
+        default=25, ge=8, le=500, description="Each sub-agent's step limit (like RECURSION_LIMIT)."
+    )
 
     # --- HTTP ---
     host: str = "127.0.0.1"

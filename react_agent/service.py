@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -29,6 +29,7 @@ from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import Memory, open_memory
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
+from react_agent.subagents.delegate import build_delegate_tool
 from react_agent.tools.sql_guard import is_table_allowed
 from react_agent.tools.sql_tools import build_sql_tools
 
@@ -182,6 +183,17 @@ def _build_runner(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),
     )
+    if settings.subagents:
+        # The sub-agents get the SQL tools only, so they cannot delegate again.
+        tools = [
+            *tools,
+            build_delegate_tool(
+                build_graph(nodes, list(tools), None),
+                max_parallel=settings.subagents_max_parallel,
+                recursion_limit=settings.subagent_recursion_limit,
+            ),
+        ]
+        nodes = replace(nodes, model=model.bind_tools(tools))
     approval = SqlApproval(service.database.dialect, settings.allowed_tables)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(

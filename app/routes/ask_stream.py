@@ -19,12 +19,18 @@ from app.asking.accept import accept, ask_response_headers
 from app.asking.validation import AskBody, query_args_payload, read_json_object
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.streaming.events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
+from app.streaming.events import (
+    StreamContext,
+    end_envelope,
+    error_event_envelope,
+    main_step,
+    stream_envelopes,
+)
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id
 from app.streaming.runs import FollowedRun, StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished, RunEvent
+from react_agent.runs.events import RunEvent
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -157,7 +163,7 @@ async def _frames(
             if event is None:
                 yield wire.heartbeat
                 continue
-            steps = event.step if isinstance(event, NodeFinished) else steps
+            steps = main_step(event, steps)
             for envelope in stream_envelopes(event, ctx, steps):
                 seq += 1
                 if seq > after:
@@ -184,6 +190,6 @@ def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
     total = 0
     steps = 0
     for event in events:
-        steps = event.step if isinstance(event, NodeFinished) else steps
+        steps = main_step(event, steps)
         total += len(stream_envelopes(event, ctx, steps))
     return total

@@ -1,4 +1,5 @@
 // The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
+import { addSubagentStep, nestUnderDelegate } from "./subagents.js";
 
 import { apiFetch, ensureApiKey, withKey } from "./api_key.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
@@ -100,6 +101,7 @@ function addStep(data) {
   ui.steps.querySelector("[aria-current]")?.removeAttribute("aria-current");
   item.setAttribute("aria-current", "step");
   ui.steps.append(item);
+  nestUnderDelegate(ui.steps, item, data); // sub-agents' steps go under it (subagents.js)
   const count = ui.steps.children.length;
   setProgress(Math.min(PROGRESS_CAP, (100 * count) / EXPECTED_PROGRESS_EVENTS));
   setStatus(t("running", { n: count }));
@@ -258,7 +260,8 @@ function onStreamMessage(run, event) {
       setStatus(t("running", { n: 0 }));
       break;
     case "progress":
-      addStep(data);
+      if (data.subagent) addSubagentStep(ui.steps, data);
+      else addStep(data);
       break;
     case "tool_call":
       tools.addCall(data);
@@ -269,6 +272,7 @@ function onStreamMessage(run, event) {
       ui.toolsBlock.hidden = false;
       break;
     case "token":
+      if (data.subagent) break; // a sub-agent's text is not the answer
       ui.resultSection.hidden = false;
       ui.answer.textContent += data.content ?? "";
       break;

@@ -61,11 +61,13 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         if event.tool_names:
             progress["data"]["tool_name"] = ", ".join(event.tool_names)
             progress["data"]["tool_names"] = event.tool_names
+        if event.subagent is not None:
+            progress["data"]["subagent"] = event.subagent
         return [progress]
     if isinstance(event, ToolCalled | ToolReturned):
         return [tool_envelope(event, ctx)] if ctx.stream_tools else []
     if isinstance(event, TokenStreamed):
-        return [_ok({"type": "token", "content": event.content, "thread_id": ctx.thread_id}, ctx)]
+        return _token_envelopes(event, ctx)
     if isinstance(event, RunFinished) and event.result.approval is not None:
         # The run stopped for a person's decision (SQL approval): no answer yet.
         data = build_awaiting_approval_data(event.result, ctx.user_id, ctx.lang)
@@ -125,7 +127,26 @@ def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[
             data["error"] = event.error
         key = "STREAM_TOOL_RESULT"
     data.update(step=event.step, thread_id=ctx.thread_id, timestamp=event.timestamp)
+    if event.subagent is not None:
+        data["subagent"] = event.subagent
     return _ok(data, ctx, key, tool_name=event.tool_name)
+
+
+def main_step(event: RunEvent, steps: int) -> int:
+    """Return the main graph's step count after `event` (sub-agents count their own)."""
+    if isinstance(event, NodeFinished) and event.subagent is None:
+        return event.step
+    return steps
+
+
+def _token_envelopes(event: TokenStreamed, ctx: StreamContext) -> list[dict[str, Any]]:
+    # Old clients add every token to the answer, so a sub-agent's text is opt-in.
+    if event.subagent is not None and not ctx.stream_tools:
+        return []
+    data: dict[str, Any] = {"type": "token", "content": event.content, "thread_id": ctx.thread_id}
+    if event.subagent is not None:
+        data["subagent"] = event.subagent
+    return [_ok(data, ctx)]
 
 
 def error_event_envelope(error: ServiceError, ctx: StreamContext) -> dict[str, Any]:

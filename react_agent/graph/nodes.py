@@ -176,6 +176,11 @@ class AgentNodes:
                     *update.get("examples_used", state.get("examples_used", [])),
                     *artifact["examples_used"],
                 ]
+            if artifact is not None and isinstance(artifact.get("sqls"), list):
+                # A delegate result: its sub-agents' statements count too (react_agent/subagents).
+                statuses = [entry.get("status") for entry in artifact["sqls"]]
+                update["sql_execution_count"] += sum(s in ("ok", "error") for s in statuses)
+                update["sql_refusal_count"] += statuses.count("refused")
             if message.name != RUN_SQL or artifact is None:
                 continue
             if artifact.get("outcome") in ("ok", "failed"):

@@ -49,6 +49,8 @@ class NodeFinished:
     node: str
     step: int
     tool_names: list[str] = field(default_factory=list)
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when a sub-agent's graph ran the node (react_agent/subagents)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class TokenStreamed:
     """New answer text from the model."""
 
     content: str
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when a sub-agent's model wrote the text, not the answer's."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
+from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import (
     NodeFinished,
     RunFailed,
@@ -198,6 +199,8 @@ class AgentRunner:
         approval: dict[str, Any] | None = None
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
+        # Sub-agents (react_agent/subagents) add their own events to the run through it.
+        CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens))
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
             graph_input, tally = _graph_input(snapshot, question, run.lang)

@@ -26,6 +26,8 @@ class ToolCalled:
     sql: str | None
     step: int
     timestamp: str
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when a sub-agent called the tool (react_agent/subagents)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class ToolReturned:
     duration_ms: int | None
     step: int
     timestamp: str
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when a sub-agent called the tool (react_agent/subagents)."""
 
 
 ToolEvent = ToolCalled | ToolReturned

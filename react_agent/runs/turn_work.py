@@ -41,6 +41,7 @@ class TurnWork:
                 self.usage_by_message.setdefault(key, dict(message.usage_metadata))
             elif isinstance(message, ToolMessage):
                 self._add_statement(message)
+                self._add_tool_usage(message)
 
     def usage(self) -> dict[str, int] | None:
         """Return the turn's summed token usage, or None when the server reported none."""
@@ -51,11 +52,23 @@ class TurnWork:
             for name, source in USAGE_FIELDS.items()
         }
 
+    def _add_tool_usage(self, message: ToolMessage) -> None:
+        # A delegate result carries its sub-agents' summed usage (react_agent/subagents).
+        artifact = message.artifact
+        if isinstance(artifact, dict) and isinstance(artifact.get("usage_metadata"), dict):
+            key = f"tool:{message.tool_call_id}"
+            self.usage_by_message.setdefault(key, dict(artifact["usage_metadata"]))
+
     def _add_statement(self, message: ToolMessage) -> None:
         artifact = message.artifact
-        if message.name != RUN_SQL or not isinstance(artifact, dict):
+        if not isinstance(artifact, dict) or message.tool_call_id in self.seen_results:
             return
-        if message.tool_call_id in self.seen_results:
+        if message.name != RUN_SQL:
+            # A delegate result lists its sub-agents' statements, each marked with its
+            # `subagent` (react_agent/subagents).
+            if isinstance(artifact.get("sqls"), list):
+                self.seen_results.add(message.tool_call_id)
+                self.sqls.extend(dict(entry) for entry in artifact["sqls"])
             return
         self.seen_results.add(message.tool_call_id)
         status = SQL_STATUSES.get(str(artifact.get("outcome")), "error")

@@ -10,21 +10,37 @@ from langchain_core.messages import ToolMessage
 from react_agent.databases.records import QueryResult
 
 
+def result_artifacts(message: Any) -> list[dict[str, Any]]:
+    """Return the run_sql results a tool message carries, newest last.
+
+    A run_sql message carries its own; a delegate message carries its sub-agents' results
+    under `results` (react_agent/subagents), so `read_result` reads them by their ids too.
+    """
+    artifact = getattr(message, "artifact", None)
+    if not isinstance(artifact, dict):
+        return []
+    if artifact.get("result_id"):
+        return [artifact]
+    nested = artifact.get("results")
+    if not isinstance(nested, list):
+        return []
+    return [a for a in nested if isinstance(a, dict) and a.get("result_id")]
+
+
 def find_result(messages: list[Any], result_id: str) -> dict[str, Any] | None:
     """Return the artifact of the run_sql result `result_id` in a conversation, if any."""
     for message in reversed(messages):
-        artifact = getattr(message, "artifact", None)
-        if isinstance(artifact, dict) and artifact.get("result_id") == result_id:
-            return artifact
+        for artifact in result_artifacts(message):
+            if artifact["result_id"] == result_id:
+                return artifact
     return None
 
 
 def recent_results(messages: list[Any], count: int = 10) -> list[dict[str, Any]]:
     """Return id, SQL and row count of the newest `count` run_sql results of a conversation."""
-    found = []
+    found: list[dict[str, Any]] = []
     for message in reversed(messages):
-        artifact = getattr(message, "artifact", None)
-        if isinstance(artifact, dict) and artifact.get("result_id"):
+        for artifact in reversed(result_artifacts(message)):
             found.append(
                 {
                     "result_id": artifact["result_id"],
@@ -33,7 +49,7 @@ def recent_results(messages: list[Any], count: int = 10) -> list[dict[str, Any]]
                 }
             )
             if len(found) == count:
-                break
+                return found[::-1]
     return found[::-1]
 
 

@@ -40,6 +40,7 @@ async def test_sync_question_gets_answer_sql_and_rows_through_chat_openai(llm_se
         "search_history",
         "read_history",
         "list_history",
+        "delegate",  # sub-agents (react_agent/subagents), on unless SUBAGENTS=off
     }
     assert first["messages"][0]["role"] == "system"
     assert first["messages"][-1] == {"role": "user", "content": SAMPLE_QUESTION}

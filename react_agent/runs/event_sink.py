@@ -1,0 +1,25 @@
+"""Where code running inside a run's graph (a sub-agent in a tool) adds events to the run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EventSink:
+    """The running question's event log, and whether its client wants model tokens."""
+
+    append: Callable[[Any], None]
+    stream_tokens: bool = False
+
+
+CURRENT_EVENT_SINK: ContextVar[EventSink | None] = ContextVar("run_event_sink", default=None)
+"""Set by the runner for the run's task; the graph's tasks inherit it (asyncio copies it)."""
+
+
+def current_event_sink() -> EventSink | None:
+    """Return the event sink of the run this code runs in, or None outside a run."""
+    return CURRENT_EVENT_SINK.get()

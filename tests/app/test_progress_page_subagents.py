@@ -1,0 +1,61 @@
+"""The progress page nests each sub-agent's steps under the delegate step (headless Chromium)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from config import Settings
+from tests.app.test_progress_page import (  # noqa: F401 (fixtures)
+    WAIT_SECONDS,
+    browser,
+    fast_settings,
+    open_progress_page,
+)
+from tests.react_agent.subagents.test_delegate import (
+    QUESTION,
+    SALES_SQL,
+    TOP_SQL,
+    delegate_both,
+    routed,
+    sub_script,
+)
+from tests.support.live_server import running_service
+from tests.support.scripted_model import answer
+
+try:
+    from playwright.async_api import Browser, expect
+except ImportError:  # the browser fixture skips
+    Browser = object
+
+
+async def test_page_lists_each_sub_agents_steps_under_the_delegate_step(
+    fast_settings: Settings,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    sales, top = sub_script(SALES_SQL, "七个地区"), sub_script(TOP_SQL, "三个产品")
+    sales.gates[0], sales.entered[0] = asyncio.Event(), asyncio.Event()
+    model = routed([delegate_both(), answer("两部分都答完了")], sales, top)
+    async with running_service(fast_settings, model=model) as service:
+        page = await open_progress_page(browser, service.base_url)
+        try:
+            await page.ask(QUESTION)
+            await asyncio.wait_for(sales.entered[0].wait(), WAIT_SECONDS)
+            agents = page.hook("subagent")
+            # While the first sub-agent is held, the second one's steps show under its name.
+            top_agent = agents.filter(has_text="top products")
+            await expect(top_agent.get_by_test_id("subagent-step").last).to_have_attribute(
+                "data-node", "format_final_response"
+            )
+            await expect(agents).to_have_count(2)
+            sales_agent = agents.filter(has_text="sales by year")
+            await expect(sales_agent.get_by_test_id("subagent-step")).to_have_count(1)
+            sales.gates[0].set()
+            await expect(page.hook("answer")).to_have_text("两部分都答完了")
+        finally:
+            sales.gates[0].set()
+        delegate_step = page.steps.and_(page.page.locator('[data-node="tools"]'))
+        await expect(delegate_step).to_have_count(1)
+        await expect(delegate_step.get_by_test_id("subagent")).to_have_count(2)
+        nodes = await page.steps.evaluate_all("items => items.map(i => i.dataset.node)")
+        assert nodes.count("tools") == 1 and nodes[-1] == "__end__"
+        assert page.page_errors == []
