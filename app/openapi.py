@@ -22,7 +22,7 @@ OPENAPI_INFO = Info(
 
 
 class EnvelopeOpenAPIProvider(OpenAPIProvider):
-    """Documents the stream as SSE events and NDJSON lines, and bodiless responses as such."""
+    """Documents the stream as SSE events and NDJSON lines, CSV files and bodiless responses."""
 
     def build_response_object(self, model: Any, headers_model: Any) -> tuple[dict, dict]:
         """Build the response object; SSE events carry the envelope as JSON in `data`.
@@ -32,6 +32,10 @@ class EnvelopeOpenAPIProvider(OpenAPIProvider):
         response, definitions = super().build_response_object(model, headers_model)
         if getattr(model, "openapi_no_content", False):
             response.pop("content", None)
+        elif getattr(model, "openapi_content_type", None) == "text/csv":
+            response["content"] = {
+                "text/csv": {"schema": {"type": "string", "description": model.__doc__}}
+            }
         elif getattr(model, "openapi_content_type", None) == "text/event-stream":
             envelope = response["content"]["application/json"]["schema"]
             response["content"] = {

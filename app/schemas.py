@@ -333,6 +333,12 @@ class StreamHeaders(BaseModel):
     )
 
 
+class CsvFile(BaseModel):
+    """A CSV file: UTF-8 with a BOM, a header line, then the rows (RFC 4180, CRLF)."""
+
+    openapi_content_type: ClassVar[str] = "text/csv"
+
+
 class NoContent(BaseModel):
     """No body: the run this reconnect names has nothing more to send."""
 

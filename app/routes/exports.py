@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from quart import Blueprint, Response, g
-from quart_schema import validate_querystring
+from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
 from app.openapi import document_errors
+from app.schemas import CsvFile
 from react_agent.results.exports import recorded_sql, start_csv_export
 
 blueprint = Blueprint("exports", __name__)
@@ -18,6 +19,7 @@ blueprint = Blueprint("exports", __name__)
 
 @blueprint.get("/api/v0/react/conversations/<thread_id>/results/<result_id>.csv")
 @validate_querystring(ThreadQuery)
+@document_response(CsvFile, 200)
 @document_errors(400, 403, 404, 500, 503)
 async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQuery) -> Response:
     """Download a query result of the conversation as CSV (UTF-8 with BOM, for Excel).

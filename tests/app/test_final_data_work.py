@@ -48,7 +48,9 @@ async def test_sqls_list_every_statement_in_order_and_are_equal_on_sync_and_stre
         {"sql": DEFAULT_SALES_SQL, "row_count": 7, "result_id": "call_ok", "status": "ok"},
     ]
     assert streamed["sqls"] == sync["sqls"]
-    assert sync["sql"] == DEFAULT_SALES_SQL and sync["chart"] is None and "chart" in streamed
+    assert sync["sql"] == DEFAULT_SALES_SQL
+    # Regions and their sales: one category column and a measure make a bar chart.
+    assert sync["chart"]["series"][0]["type"] == "bar" and streamed["chart"] == sync["chart"]
 
 
 async def test_usage_is_the_sum_of_what_the_server_reported_for_the_turn(stub_settings, stub):

@@ -37,8 +37,9 @@ from config import Settings
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository root: the working directory of both subprocesses, so `app` imports."""
 
-READY_TIMEOUT = 30.0
-"""Seconds a subprocess gets to become ready before the start fails."""
+READY_TIMEOUT = 120.0
+"""Seconds a subprocess gets to become ready (a loaded CI machine can be slow; one that exits
+fails at once instead)."""
 
 STOP_TIMEOUT = 10.0
 """Seconds a subprocess gets to exit after SIGTERM before it is killed."""
