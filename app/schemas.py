@@ -149,8 +149,10 @@ class StreamEventData(_Open):
     tool_call_id: str | None = Field(default=None, description="tool_call and tool_result.")
     args: dict[str, Any] | None = Field(default=None, description="tool_call: the arguments.")
     sql: str | None = Field(default=None, description="tool_call of run_sql/check_sql.")
-    status: Literal["ok", "refused", "error"] | None = Field(
-        default=None, description="tool_result: refused is the SQL guard saying no."
+    status: Literal["ok", "refused", "error", "awaiting_approval"] | None = Field(
+        default=None,
+        description="tool_result: ok, refused (the SQL guard said no) or error; interrupt: "
+        "awaiting_approval.",
     )
     row_count: int | None = Field(default=None, description="tool_result: rows in all.")
     columns: list[str] | None = None

@@ -168,8 +168,8 @@ function showFeedback(data) {
     "en-US": { up: "Helpful", down: "Not helpful", thanks: "Thanks", undone: "Undone", failed: "Feedback failed: " },
   };
   const word = (key) => (words[ui.lang.value] ?? words["zh-CN"])[key];
-  const block = byId("feedback-block");
-  const status = byId("feedback-status");
+  const block = document.getElementById("feedback-block");
+  const status = document.getElementById("feedback-status");
   const buttons = [...block.querySelectorAll("button[data-thumb]")];
   const question = ui.asked.dataset.question ?? "";
   const userId = data.user_id || "guest";
@@ -266,10 +266,12 @@ function onStreamMessage(run, event) {
     case "tool_call":
       tools.addCall(data);
       ui.toolsBlock.hidden = false;
+      ui.resultSection.hidden = false; // the work shows while the answer is still coming
       break;
     case "tool_result":
       tools.addResult(data, data.thread_id ?? conversationId);
       ui.toolsBlock.hidden = false;
+      ui.resultSection.hidden = false;
       break;
     case "token":
       if (data.subagent) break; // a sub-agent's text is not the answer

@@ -198,7 +198,6 @@ async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_claus
     )
 
 
-@pytest.mark.skip(reason="needs tool events from the show-work branch")
 async def test_page_shows_each_tool_call_as_it_runs_with_refusals_marked(
     fast_settings: Settings, browser: Browser
 ) -> None:
