@@ -14,6 +14,7 @@ from app.routes import ask, ask_stream, conversations, health, legacy_stream, pa
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
+from react_agent.runs.event_store import InProcessRunEvents
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
 
@@ -49,14 +50,16 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["settings"] = settings
     app.extensions["thread_id_clock"] = ThreadIdClock()
-    app.extensions["stream_runs"] = StreamRuns(settings.stream_resume_grace)
     exit_stack = AsyncExitStack()
 
     @app.before_serving
     async def start_agent() -> None:
-        app.extensions["agent"] = await exit_stack.enter_async_context(
+        agent = await exit_stack.enter_async_context(
             open_agent_service(settings, model=model, locks=locks)
         )
+        app.extensions["agent"] = agent
+        store = agent.run_events or InProcessRunEvents(settings.run_events_ttl)
+        app.extensions["stream_runs"] = StreamRuns(store, settings.stream_resume_grace)
 
     @app.after_serving
     async def stop_agent() -> None:

@@ -105,6 +105,12 @@ class Settings(BaseSettings):
         description="Seconds a run goes on after its stream client left, waiting for it "
         "to reconnect with Last-Event-ID; then the run is cancelled.",
     )
+    run_events_ttl: float = Field(
+        default=600.0,
+        gt=0,
+        description="Seconds a finished streamed run's events stay resumable (with "
+        "Last-Event-ID, on any worker); then they are deleted.",
+    )
     stream_retry_ms: int = Field(
         default=2000, ge=0, description="Reconnection delay the stream asks EventSource for."
     )

@@ -22,6 +22,8 @@ from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
+from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.tools.sql_guard import is_table_allowed
@@ -41,6 +43,8 @@ class AgentService:
     tables: list[str] = field(default_factory=list)
     problems: dict[str, ServiceError] = field(default_factory=dict)
     """What keeps the agent from answering, by component (llm, data_database, checkpointer)."""
+    run_events: RunEventStore | None = None
+    """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""
@@ -124,6 +128,9 @@ async def open_agent_service(
                 if isinstance(locks, PostgresThreadLocks):
                     # Pushed before the runner's aclose, so it runs after the runs end.
                     stack.push_async_callback(locks.aclose)
+            service.run_events = _open_run_events(service, locks or _default_locks(service))
+            # Pushed before the runner's aclose, so it runs after the runs end.
+            stack.push_async_callback(service.run_events.aclose)
             service.runner = _build_runner(service, model or build_chat_model(settings), locks)
             stack.push_async_callback(service.runner.aclose)
         yield service
@@ -270,6 +277,21 @@ async def _list_allowed_tables(service: AgentService) -> list[str]:
         for name in await service.database.list_tables()
         if is_table_allowed(name, service.database.dialect, service.settings.allowed_tables)
     ]
+
+
+def _open_run_events(service: AgentService, locks: ThreadLocks) -> RunEventStore:
+    """Return the run event store: in the checkpoint database when that is PostgreSQL."""
+    settings = service.settings
+    if not _reconnects_by_itself(service, "checkpointer"):
+        return InProcessRunEvents(settings.run_events_ttl)
+    store = PostgresRunEvents(
+        service.checkpointer.pool,  # type: ignore[union-attr]
+        locks,
+        ttl=settings.run_events_ttl,
+        max_run_seconds=settings.run_timeout,
+    )
+    store.start()
+    return store
 
 
 def _default_locks(service: AgentService) -> ThreadLocks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_headers, document_querystring, document_request, document_response
@@ -12,11 +13,11 @@ from app.errors import request_lang
 from app.routes.ask import accept
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
-from app.stream_events import StreamContext, end_envelope, error_event_envelope, stream_envelopes
-from app.stream_runs import FollowedRun, StreamRuns
+from app.stream_events import StreamContext, end_envelope, error_event_envelope
+from app.stream_runs import StreamRuns
 from app.validation import AskBody, query_args_payload, read_json_object
 from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished, RunEvent
+from react_agent.runs.event_store import RUNNING
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -56,7 +57,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     """Start (or resume) a run and return its event stream."""
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
-        return resume_stream(last_event_id)
+        return await resume_stream(last_event_id)
     runs: StreamRuns = current_app.extensions["stream_runs"]
     try:
         ask = accept(await read_payload())
@@ -68,22 +69,51 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
         return sse_response(error_stream(error, ctx))
-    return sse_response(follow_run(runs.add(run, ctx), after=0))
+    try:
+        await runs.publish(run, ctx)
+    except BaseException:
+        run.cancel()
+        raise
+    return sse_response(follow_run(run.run_id, after=0))
 
 
-def resume_stream(last_event_id: str) -> Response:
-    """Send what a reconnecting client missed, or 204 when there is nothing more."""
+async def resume_stream(last_event_id: str) -> Response:
+    """Send what a reconnecting client missed (from any worker), or 204 when nothing is left."""
     run_id, _, seq = last_event_id.partition(":")
     runs: StreamRuns = current_app.extensions["stream_runs"]
-    followed = runs.get(run_id)
     after = int(seq) if seq.isdigit() else 0
-    if followed is None or (
-        followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
-    ):
+    first = await _first_event(runs, run_id, after)
+    if first is None:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either
         return response
-    return sse_response(follow_run(followed, after=after))
+    return sse_response(follow_run(run_id, after=after, first=first))
+
+
+async def _first_event(runs: StreamRuns, run_id: str, after: int) -> AsyncIterator | None:
+    """Return the run's events after `after`, or None if the run has nothing more to send."""
+    record = await runs.store.record(run_id) if run_id else None
+    if record is None:
+        return None
+    settings = current_app.extensions["settings"]
+    events = runs.follow(run_id, after, settings.stream_heartbeat)
+    if record.status == RUNNING:
+        return events
+    try:
+        # The run has ended, so this answers at once: its next event, or none (204).
+        first = await anext(events)
+    except StopAsyncIteration:
+        return None
+    return _prepend(first, events)
+
+
+async def _prepend(first: tuple[int, Any], rest: AsyncIterator) -> AsyncIterator:
+    try:
+        yield first
+        async for item in rest:
+            yield item
+    finally:
+        await rest.aclose()  # type: ignore[attr-defined]
 
 
 def sse_response(frames: AsyncIterator[bytes]) -> Response:
@@ -94,37 +124,25 @@ def sse_response(frames: AsyncIterator[bytes]) -> Response:
     return response
 
 
-def follow_run(followed: FollowedRun, *, after: int) -> AsyncIterator[bytes]:
+def follow_run(
+    run_id: str, *, after: int, first: AsyncIterator | None = None
+) -> AsyncIterator[bytes]:
     """Return the run's events as SSE frames from sequence `after` on, with heartbeats."""
     settings = current_app.extensions["settings"]
     runs: StreamRuns = current_app.extensions["stream_runs"]
-    runs.attach(followed)
-    return _frames(followed, runs, after, settings.stream_heartbeat, settings.stream_retry_ms)
+    events = first or runs.follow(run_id, after, settings.stream_heartbeat)
+    return _frames(run_id, events, settings.stream_retry_ms)
 
 
-async def _frames(
-    followed: FollowedRun, runs: StreamRuns, after: int, heartbeat: float, retry_ms: int
-) -> AsyncIterator[bytes]:
+async def _frames(run_id: str, events: AsyncIterator, retry_ms: int) -> AsyncIterator[bytes]:
     # Runs outside the request context, so everything it needs is passed in.
-    run, ctx = followed.run, followed.ctx
-    try:
-        seq = 0
-        steps = 0
-        async for _, event in run.follow(0, idle_timeout=heartbeat):
-            if event is None:
-                yield encode_sse_comment("ping")
-                continue
-            steps = event.step if isinstance(event, NodeFinished) else steps
-            for envelope in stream_envelopes(event, ctx, steps):
-                seq += 1
-                if seq > after:
-                    yield encode_sse_event(
-                        envelope,
-                        event_id=f"{run.run_id}:{seq}",
-                        retry_ms=retry_ms if seq == 1 else None,
-                    )
-    finally:
-        runs.detach(followed)
+    async for seq, envelope in events:
+        if envelope is None:
+            yield encode_sse_comment("ping")
+        else:
+            yield encode_sse_event(
+                envelope, event_id=f"{run_id}:{seq}", retry_ms=retry_ms if seq == 1 else None
+            )
 
 
 async def error_stream(error: ServiceError, ctx: StreamContext) -> AsyncIterator[bytes]:
@@ -132,13 +150,3 @@ async def error_stream(error: ServiceError, ctx: StreamContext) -> AsyncIterator
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
         yield encode_sse_event(envelope, event_id=f"{stream_id}:{seq}")
-
-
-def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
-    """Return how many stream events a run's events make."""
-    total = 0
-    steps = 0
-    for event in events:
-        steps = event.step if isinstance(event, NodeFinished) else steps
-        total += len(stream_envelopes(event, ctx, steps))
-    return total
