@@ -120,6 +120,12 @@ class Settings(BaseSettings):
     )
 
     # --- HTTP ---
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Processes serving HOST:PORT (`python -m app --workers N` overrides it); "
+        "more than one needs CHECKPOINT_DATABASE_URL on PostgreSQL.",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8084, ge=0, le=65535)
     log_level: str = "INFO"
