@@ -10,7 +10,7 @@ from quart import Quart
 
 from app.errors import register_error_handlers
 from app.openapi import install_openapi
-from app.routes import ask, ask_stream, conversations, health, legacy_stream, page
+from app.routes import ask, ask_stream, conversations, health, legacy_stream, page, runs
 from app.stream_runs import StreamRuns
 from app.thread_ids import ThreadIdClock
 from config import Settings
@@ -71,6 +71,7 @@ def create_app(
     app.register_blueprint(legacy_stream.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
+    app.register_blueprint(runs.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

@@ -29,6 +29,11 @@ def abandoned_run_envelopes(record: RunRecord) -> list[Payload]:
     return [error_event_envelope(error, ctx), end_envelope(ctx)]
 
 
+def cancelled_by_user() -> ServiceError:
+    """Return the error a run cancelled through the cancel endpoint ends with."""
+    return ServiceError(503, "RUN_CANCELLED", "the run was cancelled at its user's request")
+
+
 class StreamRuns:
     """Publishes each streamed run's envelopes to the store; cancels runs nobody follows.
 
@@ -52,7 +57,7 @@ class StreamRuns:
     async def publish(self, run: Run, ctx: StreamContext) -> None:
         """Register the run in the store and copy its envelopes there as they come."""
         record = RunRecord(run.run_id, ctx.thread_id, ctx.user_id, ctx.lang, self.store.owner)
-        await self.store.open_run(record, run.cancel)
+        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()))
         self._runs[run.run_id] = run
         self._spawn(self._copy_events(run, ctx))
 

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from httpx_sse import aconnect_sse
 
+from react_agent.sample_data.load_postgres import load_into_postgres
 from tests.support.held_runs import (
     HELD_ANSWER,
     HELD_QUESTION,
@@ -23,9 +25,16 @@ from tests.support.held_runs import (
     start_service,
 )
 from tests.support.model_requests import user_questions
-from tests.support.openai_stub import OpenAIStub
+from tests.support.openai_stub import OpenAIStub, Reply, ToolCall
 from tests.support.service_process import ServiceProcess, stop_process
 from tests.support.sse import STREAM_PATH
+from tests.support.waiting import eventually
+
+SLOW_SQL = (
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 500000000)"
+    " SELECT count(*) AS n FROM r"
+)
+"""A query that runs far longer than the test (its SQL_TIMEOUT is longer still)."""
 
 OWNER_DEATH_NOTICE = 15.0
 """Seconds the survivor gets to close a dead worker's run (it checks every second)."""
@@ -47,10 +56,10 @@ def stub():
 
 
 async def two_workers(
-    stack: AsyncExitStack, stub: OpenAIStub, database: str, tmp_path: Path
+    stack: AsyncExitStack, stub: OpenAIStub, database: str, tmp_path: Path, **extra: str
 ) -> tuple[ServiceProcess, ServiceProcess]:
     """Start two service processes on the same PostgreSQL checkpoint database."""
-    env = service_env(stub, database, STREAM_RESUME_GRACE="30")
+    env = service_env(stub, database, STREAM_RESUME_GRACE="30", **extra)
     workers = []
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
@@ -174,6 +183,71 @@ async def test_a_killed_worker_leaves_its_followers_an_error_and_end_from_the_su
         )
         assert '"type":"completed"' in events[-2].data, events
         assert '"type":"end"' in events[-1].data, events
+
+
+def slow_queries_running(database: str) -> int:
+    """Return how many sessions on `database` run SLOW_SQL now."""
+    with psycopg.connect(database, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+            " AND query LIKE 'WITH RECURSIVE r(n)%%'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def test_cancel_on_the_other_worker_stops_the_model_call_and_the_sql(
+    stub, postgres_database, tmp_path
+):
+    load_into_postgres(postgres_database)
+    gate = threading.Event()
+    stub.script(Reply(text="never sent", wait_for=gate))
+    async with AsyncExitStack() as stack:
+        stack.callback(gate.set)
+        owner, other = await two_workers(
+            stack,
+            stub,
+            postgres_database,
+            tmp_path,
+            DATA_DATABASE_URL=postgres_database,
+            SQL_TIMEOUT="600",
+        )
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=60))
+
+        async def stream_on_the_owner(
+            marker: str, thread_id: str
+        ) -> tuple[str, AsyncIterator[RawEvent]]:
+            """Start a stream on the owner and read it up to `marker`; return its run id."""
+            stream = raw_events(
+                http,
+                f"{owner.base_url}{STREAM_PATH}",
+                json={"question": "q", "thread_id": thread_id},
+            )
+            seen = await read_until(stream, marker)
+            return seen[0].id.partition(":")[0], stream
+
+        # 1. A model call held open by the stub.
+        run_id, stream = await stream_on_the_owner('"node":"trim_messages"', "c1:1")
+        assert await eventually(lambda: len(stub.requests) == 1, 30)
+        response = await http.post(
+            f"{other.base_url}/api/v0/react/runs/{run_id}/cancel", json={"user_id": "c1"}
+        )
+        assert response.json()["data"]["status"] == "cancelling", response.text
+        tail = await _collect(stream)
+        assert ["RUN_CANCELLED" in tail[0].data, '"type":"end"' in tail[1].data] == [True, True]
+        assert not gate.is_set() and len(stub.requests) == 1  # it never answered
+
+        # 2. A query that would run for minutes.
+        gate.set()
+        stub.script(Reply(tool_calls=[ToolCall("run_sql", {"sql": SLOW_SQL})]))
+        run_id, stream = await stream_on_the_owner('"node":"prepare_tool_input"', "c2:1")
+        assert await eventually(lambda: slow_queries_running(postgres_database) == 1, 30)
+        response = await http.post(
+            f"{other.base_url}/api/v0/react/runs/{run_id}/cancel", json={"user_id": "c2"}
+        )
+        assert response.status_code == 200, response.text
+        tail = await _collect(stream)
+        assert "RUN_CANCELLED" in tail[-2].data and '"type":"end"' in tail[-1].data
+        assert await eventually(lambda: slow_queries_running(postgres_database) == 0, 30)
 
 
 async def _collect(events: AsyncIterator[RawEvent]) -> list[RawEvent]:
