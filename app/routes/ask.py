@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from quart import Blueprint, current_app, g, request
 from quart_schema import document_request, document_response
 
@@ -9,6 +11,7 @@ from app.envelope import success_envelope
 from app.final_data import build_final_data
 from app.openapi import document_errors
 from app.schemas import AskEnvelope
+from app.thread_ids import unique_new_thread_id
 from app.validation import AskBody, AskRequest, read_json_object, validate_ask_request
 from config import resolve_lang
 
@@ -33,6 +36,20 @@ def accept(payload: dict) -> AskRequest:
     return ask
 
 
+async def accept_unique(payload: dict) -> AskRequest:
+    """Like `accept`, and a new thread id is made unique across processes and hosts."""
+    ask = accept(payload)
+    if ask.is_new_thread:
+        thread_id = await unique_new_thread_id(
+            current_app.extensions["thread_id_clock"],
+            current_app.extensions["stream_runs"].store,
+            ask.user_id,
+            ask.thread_id,
+        )
+        ask = replace(ask, thread_id=thread_id)
+    return ask
+
+
 @blueprint.post("/api/v0/ask_react_agent")
 @document_request(AskBody)
 @document_response(AskEnvelope, 200)
@@ -40,7 +57,7 @@ def accept(payload: dict) -> AskRequest:
 async def ask_react_agent() -> dict:
     """Answer a question and return the final data in the envelope (legacy sync API)."""
     g.legacy_envelope = True
-    ask = accept(await read_json_object(request))
+    ask = await accept_unique(await read_json_object(request))
     runner = current_app.extensions["agent"].require_runner()
     run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
     g.conversation_id = ask.thread_id  # the thread exists from here on

@@ -10,7 +10,7 @@ from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_headers, document_querystring, document_request, document_response
 
 from app.errors import request_lang
-from app.routes.ask import accept
+from app.routes.ask import accept_unique
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.sse import SSE_HEADERS, encode_sse_comment, encode_sse_event
 from app.stream_events import StreamContext, end_envelope, error_event_envelope
@@ -60,7 +60,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
         return await resume_stream(last_event_id)
     runs: StreamRuns = current_app.extensions["stream_runs"]
     try:
-        ask = accept(await read_payload())
+        ask = await accept_unique(await read_payload())
         runner = current_app.extensions["agent"].require_runner()
         ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
         run = await runner.start(

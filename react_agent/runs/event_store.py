@@ -77,6 +77,10 @@ class RunEventStore(Protocol):
         """Ask the process that runs `run_id` to cancel it."""
         ...
 
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Take a new thread id for good; False if another process took it first."""
+        ...
+
     async def aclose(self) -> None:
         """Stop background work and free what the store holds."""
         ...
@@ -171,6 +175,10 @@ class InProcessRunEvents:
         run = self._runs.get(run_id)
         if run is not None and not run.ended:
             run.cancel()
+
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Take the id (always possible: only this process's clock hands ids out here)."""
+        return True
 
     async def aclose(self) -> None:
         """Forget every run."""

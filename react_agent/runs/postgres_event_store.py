@@ -196,6 +196,15 @@ class PostgresRunEvents:
         else:
             await self._execute(f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (run_id,))
 
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Insert the id into `thread_ids`; False if some process inserted it first."""
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "INSERT INTO thread_ids (thread_id) VALUES (%s) ON CONFLICT DO NOTHING RETURNING 1",
+            (thread_id,),
+        )
+        return bool(rows)
+
     async def expire(self) -> int:
         """Delete ended runs older than the TTL (and runs a dead owner left); return how many."""
         await self.ensure_tables()
@@ -205,6 +214,11 @@ class PostgresRunEvents:
             " OR created_at < now() - make_interval(secs => %s) RETURNING 1)"
             " SELECT count(*) FROM gone",
             (self.ttl, self.ttl + self.max_run_seconds),
+        )
+        # Only a clock running behind (by more than the TTL) could hand these out again.
+        await self._execute(
+            "DELETE FROM thread_ids WHERE created_at < now() - make_interval(secs => %s)",
+            (self.ttl,),
         )
         return int(rows[0][0])
 
