@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import uuid
 from collections.abc import AsyncIterator
@@ -252,3 +253,26 @@ async def test_cancel_on_the_other_worker_stops_the_model_call_and_the_sql(
 
 async def _collect(events: AsyncIterator[RawEvent]) -> list[RawEvent]:
     return [event async for event in events]
+
+
+async def test_a_thousand_new_conversations_over_two_workers_get_distinct_ids(
+    stub, postgres_database, tmp_path
+):
+    conversations = 1000
+    stub.script(*[Reply(text="好") for _ in range(conversations)])
+    async with AsyncExitStack() as stack:
+        workers = await two_workers(stack, stub, postgres_database, tmp_path, LOG_LEVEL="ERROR")
+        # One connection per request, as many clients would; no deadline but the work's.
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_connections=conversations))
+        )
+
+        async def ask(n: int) -> httpx.Response:
+            base = workers[n % 2].base_url
+            return await http.post(f"{base}/api/v0/ask_react_agent", json={"question": f"q{n}"})
+
+        answers = await asyncio.gather(*(ask(n) for n in range(conversations)))
+    assert [a.status_code for a in answers] == [200] * conversations
+    ids = [a.json()["data"]["conversation_id"] for a in answers]
+    assert len(set(ids)) == conversations
+    assert all(re.fullmatch(r"guest:\d{17}", thread_id) for thread_id in ids)
