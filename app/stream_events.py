@@ -9,13 +9,14 @@ from app.envelope import error_envelope, success_envelope
 from app.final_data import build_final_data
 from config import node_display
 from react_agent.errors import ServiceError
-from react_agent.graph.node_names import END, START
+from react_agent.graph.node_names import END, QUEUED, START
 from react_agent.runs.events import (
     NodeFinished,
     RunEvent,
     RunFailed,
     RunFinished,
     RunStarted,
+    RunWaiting,
     TokenStreamed,
 )
 from react_agent.timestamps import now_timestamp
@@ -39,7 +40,9 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         steps: Nodes finished so far (numbers the `__end__` step).
 
     """
-    if isinstance(event, RunStarted):
+    if isinstance(event, RunStarted | RunWaiting):
+        # A run that waited sent `started` with its first RunWaiting; the stream's
+        # publisher keeps only the first `started` of a run.
         started = {
             "type": "started",
             "thread_id": ctx.thread_id,
@@ -47,7 +50,13 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "user_id": ctx.user_id,
             "timestamp": now_timestamp(),
         }
-        return [_ok(started, ctx), _ok(progress_data(START, 0, ctx), ctx)]
+        if isinstance(event, RunStarted):
+            return [_ok(started, ctx), _ok(progress_data(START, 0, ctx), ctx)]
+        queued = progress_data(QUEUED, 0, ctx)
+        queued["reason"] = event.reason
+        if event.position is not None:
+            queued["position"] = event.position
+        return [_ok(started, ctx), _ok(queued, ctx)]
     if isinstance(event, NodeFinished):
         data = progress_data(event.node, event.step, ctx)
         if event.tool_names:

@@ -79,10 +79,15 @@ class StreamRuns:
 
     async def _copy_events(self, run: Run, ctx: StreamContext) -> None:
         seq = steps = 0
+        started = False
         try:
             async for _, event in run.follow(0):
                 steps = event.step if isinstance(event, NodeFinished) else steps
                 for envelope in stream_envelopes(event, ctx, steps):  # type: ignore[arg-type]
+                    if envelope["data"]["type"] == "started":
+                        if started:
+                            continue  # a run that waited first said so when it began waiting
+                        started = True
                     seq += 1
                     try:
                         await self.store.append(run.run_id, seq, envelope)

@@ -13,6 +13,7 @@ from quart import Request
 from app.thread_ids import ThreadIdClock
 from config import resolve_lang
 from react_agent.errors import ServiceError, bad_request
+from react_agent.runs.busy_threads import OnBusy
 
 MAX_QUESTION_CHARS = 2000
 MAX_USER_ID_CHARS = 50
@@ -51,6 +52,12 @@ class AskBody(BaseModel):
     stream_tokens: StrictBool = Field(
         default=False, description="Stream endpoint only: also send the answer's text as it comes."
     )
+    on_busy: OnBusy = Field(
+        default="reject",
+        description="When the thread is answering another question: reject (409 "
+        "THREAD_BUSY), enqueue (wait for it, then answer; the stream shows a `__queued__` "
+        "progress event meanwhile) or interrupt (cancel it, then answer).",
+    )
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class AskRequest:
     is_new_thread: bool
     lang: str
     stream_tokens: bool
+    on_busy: OnBusy = "reject"
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -155,13 +163,19 @@ def validate_ask_request(
     if thread_id is None:
         user_id = user_id or GUEST_USER_ID
         return AskRequest(
-            question, user_id, clock.new_thread_id(user_id), True, lang, body.stream_tokens
+            question,
+            user_id,
+            clock.new_thread_id(user_id),
+            True,
+            lang,
+            body.stream_tokens,
+            body.on_busy,
         )
 
     owner = check_thread_id_format(thread_id)
     user_id = user_id or owner
     check_thread_owner(thread_id, user_id)
-    return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens)
+    return AskRequest(question, user_id, thread_id, False, lang, body.stream_tokens, body.on_busy)
 
 
 def check_user_id(user_id: str) -> str:

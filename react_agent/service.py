@@ -133,6 +133,10 @@ async def open_agent_service(
             stack.push_async_callback(service.run_events.aclose)
             service.runner = _build_runner(service, model or build_chat_model(settings), locks)
             stack.push_async_callback(service.runner.aclose)
+            if isinstance(service.run_events, PostgresRunEvents):
+                # on_busy=interrupt reaches a question running in another process.
+                service.run_events.on_thread_cancel = service.runner.cancel_thread_here
+                service.runner.interrupt_elsewhere = service.run_events.request_thread_cancel
         yield service
 
 

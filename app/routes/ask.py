@@ -59,7 +59,7 @@ async def ask_react_agent() -> dict:
     g.legacy_envelope = True
     ask = await accept_unique(await read_json_object(request))
     runner = current_app.extensions["agent"].require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang, on_busy=ask.on_busy)
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()
     return success_envelope(build_final_data(result, ask.user_id), ask.lang)

@@ -64,7 +64,11 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
         runner = current_app.extensions["agent"].require_runner()
         ctx = StreamContext(ask.thread_id, ask.user_id, ask.lang)
         run = await runner.start(
-            ask.question, ask.thread_id, lang=ask.lang, stream_tokens=ask.stream_tokens
+            ask.question,
+            ask.thread_id,
+            lang=ask.lang,
+            stream_tokens=ask.stream_tokens,
+            on_busy=ask.on_busy,
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())

@@ -30,6 +30,9 @@ logger = logging.getLogger(__name__)
 OWNER_CHECK_INTERVAL = 1.0
 """Seconds between a remote follower's checks that the run's owner is alive (and re-reads)."""
 
+THREAD_PREFIX = "thread:"
+"""A cancel notification for `thread:<thread_id>` names a thread rather than a run."""
+
 LOCAL_TTL = 120.0
 """Seconds this process keeps the runs it executed in memory too, for its own followers."""
 
@@ -71,6 +74,8 @@ class PostgresRunEvents:
         self._migrated = False
         self._migrating = asyncio.Lock()
         self._expiry: asyncio.Task[None] | None = None
+        self.on_thread_cancel: Callable[[str], bool] | None = None
+        """Interrupts this process's question on a thread (the runner's, once built)."""
 
     def start(self) -> None:
         """Start listening for notifications and expiring old runs in the background."""
@@ -233,8 +238,17 @@ class PostgresRunEvents:
         self._alive.clear()
         await self.local.aclose()
 
+    async def request_thread_cancel(self, thread_id: str) -> None:
+        """Ask every process to interrupt the question running on `thread_id`."""
+        await self._execute(
+            f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (THREAD_PREFIX + thread_id,)
+        )
+
     def _cancel_local(self, run_id: str) -> None:
-        if self.local.has(run_id):
+        if run_id.startswith(THREAD_PREFIX):
+            if self.on_thread_cancel is not None:
+                self.on_thread_cancel(run_id.removeprefix(THREAD_PREFIX))
+        elif self.local.has(run_id):
             asyncio.get_running_loop().create_task(self.local.request_cancel(run_id))
 
     async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
@@ -15,17 +16,19 @@ from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
+from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.events import (
     NodeFinished,
     RunFailed,
     RunFinished,
     RunResult,
     RunStarted,
+    RunWaiting,
     TokenStreamed,
 )
 from react_agent.runs.run import Run
 from react_agent.runs.tally import ResultTally
-from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.thread_locks import Release, ThreadLocks
 from react_agent.runs.turn_repair import close_unfinished_turn
 
 logger = logging.getLogger(__name__)
@@ -57,31 +60,68 @@ class AgentRunner:
         self.run_timeout = run_timeout
         self.durability = durability
         self.active: dict[str, Run] = {}
+        self.waiting: set[Run] = set()
+        """Runs waiting for their busy thread (on_busy enqueue or interrupt)."""
+        self.interrupt_elsewhere: Callable[[str], Awaitable[None]] | None = None
+        """Asks the other processes to interrupt a thread's question (set when shared)."""
         self.draining = False
 
     async def start(
-        self, question: str, thread_id: str, *, lang: str | None = None, stream_tokens: bool = False
+        self,
+        question: str,
+        thread_id: str,
+        *,
+        lang: str | None = None,
+        stream_tokens: bool = False,
+        on_busy: OnBusy = "reject",
     ) -> Run:
         """Claim the thread and start answering in the background.
 
+        With `on_busy` enqueue or interrupt, a busy thread does not refuse the question:
+        the run starts waiting (its first event is RunWaiting) and answers once it holds
+        the thread (after interrupting the running question, for interrupt).
+
         Raises:
-            ServiceError: 409 THREAD_BUSY when the thread is already answering a question.
+            ServiceError: 409 THREAD_BUSY when the thread is already answering a question
+                (with on_busy reject).
 
         """
         if self.draining:
             raise ServiceError(
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
-        release = await self.locks.claim(thread_id)
+        try:
+            release: Release | None = await self.locks.claim(thread_id)
+        except ServiceError as error:
+            if on_busy == "reject" or error.error_type != "THREAD_BUSY":
+                raise
+            release = None
         run = Run(thread_id, lang)
-        self.active[thread_id] = run
+        if release is None:
+            run.append(RunWaiting(thread_id, "thread_busy"))
+            self.waiting.add(run)
+        else:
+            self.active[thread_id] = run
         run.task = asyncio.create_task(
-            self._execute(run, question, stream_tokens, release),
+            self._execute(run, question, stream_tokens, release, on_busy),
             name=f"run-{thread_id}",
             # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
             context=contextvars.Context(),
         )
         return run
+
+    def cancel_thread_here(self, thread_id: str) -> bool:
+        """Interrupt the question running on `thread_id` in this process; False if none."""
+        run = self.active.get(thread_id)
+        if run is None:
+            return False
+        run.cancel(interrupted_by_newer_question())
+        return True
+
+    async def interrupt(self, thread_id: str) -> None:
+        """Interrupt the question running on `thread_id`, here or in another process."""
+        if not self.cancel_thread_here(thread_id) and self.interrupt_elsewhere is not None:
+            await self.interrupt_elsewhere(thread_id)
 
     async def ask(self, question: str, thread_id: str, *, lang: str | None = None) -> RunResult:
         """Answer a question and return the result; cancelling the caller cancels the run."""
@@ -95,10 +135,11 @@ class AgentRunner:
         its thread keeps every finished step and the next question closes the turn.
         """
         self.draining = True
-        tasks = [run.task for run in self.active.values() if run.task is not None]
+        runs = [*self.active.values(), *self.waiting]
+        tasks = [run.task for run in runs if run.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
-        for run in list(self.active.values()):
+        for run in runs:
             run.cancel(
                 ServiceError(
                     503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
@@ -117,11 +158,22 @@ class AgentRunner:
             "recursion_limit": self.recursion_limit,
         }
 
-    async def _execute(self, run: Run, question: str, stream_tokens: bool, release: Any) -> None:
+    async def _execute(
+        self,
+        run: Run,
+        question: str,
+        stream_tokens: bool,
+        release: Release | None,
+        on_busy: OnBusy = "reject",
+    ) -> None:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
         )
         try:
+            if release is None:
+                release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
+                self.waiting.discard(run)
+                self.active[run.thread_id] = run
             final = RunFinished(await self._answer(run, question, stream_tokens))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
@@ -138,11 +190,13 @@ class AgentRunner:
                 logger.exception("run on thread %s failed", run.thread_id)
             final = RunFailed(error)
         finally:
+            self.waiting.discard(run)
             if self.active.get(run.thread_id) is run:
                 del self.active[run.thread_id]
             try:
                 # Freed before the last event, so a client that sees it may ask again at once.
-                await release()
+                if release is not None:
+                    await release()
             finally:
                 run.append(final)
 
