@@ -111,6 +111,18 @@ class Settings(BaseSettings):
         description="Seconds a finished streamed run's events stay resumable (with "
         "Last-Event-ID, on any worker); then they are deleted.",
     )
+    runs_max_active: int = Field(
+        default=0,
+        ge=0,
+        description="Most questions answered at once per process (0: no limit); more wait "
+        "in FIFO order, their streams showing a `__queued__` progress event with their place.",
+    )
+    runs_max_queued: int = Field(
+        default=1000,
+        ge=0,
+        description="Most questions waiting per process when RUNS_MAX_ACTIVE are running; "
+        "one more gets 503 QUEUE_FULL with a Retry-After header.",
+    )
     stream_retry_ms: int = Field(
         default=2000, ge=0, description="Reconnection delay the stream asks EventSource for."
     )

@@ -22,6 +22,7 @@ from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.runs.admission import Admission
 from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.runner import AgentRunner
@@ -169,6 +170,7 @@ def _build_runner(
         recursion_limit=settings.recursion_limit,
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
+        admission=Admission(settings.runs_max_active, settings.runs_max_queued),
     )
 
 

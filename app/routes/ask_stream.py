@@ -72,7 +72,10 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
-        return sse_response(error_stream(error, ctx))
+        response = sse_response(error_stream(error, ctx))
+        if "retry_after" in error.params:  # 503 QUEUE_FULL: as on the sync endpoint
+            response.headers["Retry-After"] = str(error.params["retry_after"])
+        return response
     try:
         await runs.publish(run, ctx)
     except BaseException:

@@ -16,6 +16,7 @@ from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
+from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.events import (
     NodeFinished,
@@ -53,8 +54,10 @@ class AgentRunner:
         recursion_limit: int,
         run_timeout: float,
         durability: Durability = "sync",
+        admission: Admission | None = None,
     ) -> None:
         self.graph = graph
+        self.admission = admission
         self.locks = locks
         self.recursion_limit = recursion_limit
         self.run_timeout = run_timeout
@@ -90,10 +93,13 @@ class AgentRunner:
             raise ServiceError(
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
+        ticket = self.admission.reserve() if self.admission is not None else None
         try:
             release: Release | None = await self.locks.claim(thread_id)
         except ServiceError as error:
             if on_busy == "reject" or error.error_type != "THREAD_BUSY":
+                if ticket is not None:
+                    ticket.release()
                 raise
             release = None
         run = Run(thread_id, lang)
@@ -102,13 +108,25 @@ class AgentRunner:
             self.waiting.add(run)
         else:
             self.active[thread_id] = run
+        if ticket is not None and ticket.waiting:
+            self._show_queue_position(run, ticket)
         run.task = asyncio.create_task(
-            self._execute(run, question, stream_tokens, release, on_busy),
+            self._execute(run, question, stream_tokens, release, on_busy, ticket),
             name=f"run-{thread_id}",
             # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
             context=contextvars.Context(),
         )
         return run
+
+    def _show_queue_position(self, run: Run, ticket: Ticket) -> None:
+        """Tell the run's followers its place in the admission queue, now and as it moves."""
+        assert self.admission is not None
+
+        def moved(position: int) -> None:
+            run.append(RunWaiting(run.thread_id, "capacity", position))
+
+        ticket.on_position = moved
+        moved(self.admission.position(ticket))
 
     def cancel_thread_here(self, thread_id: str) -> bool:
         """Interrupt the question running on `thread_id` in this process; False if none."""
@@ -165,6 +183,7 @@ class AgentRunner:
         stream_tokens: bool,
         release: Release | None,
         on_busy: OnBusy = "reject",
+        ticket: Ticket | None = None,
     ) -> None:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
@@ -174,6 +193,8 @@ class AgentRunner:
                 release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
                 self.waiting.discard(run)
                 self.active[run.thread_id] = run
+            if ticket is not None:
+                await ticket.wait()  # FIFO, after RUNS_MAX_ACTIVE runs of this process
             final = RunFinished(await self._answer(run, question, stream_tokens))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
@@ -190,6 +211,8 @@ class AgentRunner:
                 logger.exception("run on thread %s failed", run.thread_id)
             final = RunFailed(error)
         finally:
+            if ticket is not None:
+                ticket.release()
             self.waiting.discard(run)
             if self.active.get(run.thread_id) is run:
                 del self.active[run.thread_id]
