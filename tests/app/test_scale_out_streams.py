@@ -276,3 +276,39 @@ async def test_a_thousand_new_conversations_over_two_workers_get_distinct_ids(
     ids = [a.json()["data"]["conversation_id"] for a in answers]
     assert len(set(ids)) == conversations
     assert all(re.fullmatch(r"guest:\d{17}", thread_id) for thread_id in ids)
+
+
+async def test_a_follower_on_the_other_worker_keeps_the_run_going_past_the_grace(
+    stub, postgres_database, tmp_path
+):
+    grace = 2.0
+    gate = threading.Event()
+    script_held_question(stub, gate)
+    thread_id = f"scale:{uuid.uuid4().hex[:12]}"
+    async with AsyncExitStack() as stack:
+        stack.callback(gate.set)
+        env = service_env(stub, postgres_database, STREAM_RESUME_GRACE=str(grace))
+        workers = []
+        for name in ("a", "b"):
+            (tmp_path / name).mkdir()
+            worker = await start_service(env, tmp_path / name)
+            stack.callback(stop_process, worker.process)
+            workers.append(worker)
+        owner, other = workers
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=60))
+        leaving = raw_events(http, f"{owner.base_url}{STREAM_PATH}", **ask_held_question(thread_id))
+        seen = await read_until(leaving, '"node":"tools"')
+        await leaving.aclose()  # nobody follows on the owner from here on
+        following = raw_events(
+            http,
+            f"{other.base_url}{STREAM_PATH}",
+            method="GET",
+            headers=resume_headers(seen[-1].id),
+        )
+        reader = asyncio.create_task(_collect(following))
+        # What is tested is time passing: three graces without a follower on the owner.
+        await asyncio.sleep(3 * grace)
+        assert not reader.done()
+        gate.set()
+        rest = await reader
+    assert '"type":"completed"' in rest[-2].data and HELD_ANSWER in rest[-2].data
