@@ -106,6 +106,12 @@ def server_description(name: str, state: BenchState) -> str:
             "bench/peers/flask_reference.py on Werkzeug's threaded server (threaded=True, a thread "
             "per connection), a new event loop and open_agent_service per request"
         )
+    if name.startswith("service_pg_workers_"):
+        workers = name.rsplit("_", 1)[1]
+        return (
+            f"python -m app --workers {workers} (Quart on Hypercorn, checkpoints, run events "
+            "and thread claims on a scratch PostgreSQL database, LOG_LEVEL=INFO)"
+        )
     return "python -m app (Quart on Hypercorn, one process, LOG_LEVEL=INFO)"
 
 
