@@ -6,12 +6,15 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
+import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Json
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
+from react_agent.databases.postgres_pool import unavailable
 from react_agent.runs.event_store import (
     ABANDONED,
     RUNNING,
@@ -89,7 +92,7 @@ class PostgresRunEvents:
             return
         async with self._migrating:
             if not self._migrated:
-                async with self.pool.connection() as connection:
+                async with self._connection() as connection:
                     await migrate_run_tables(connection)
                 self._migrated = True
 
@@ -259,7 +262,7 @@ class PostgresRunEvents:
         return await self._close_abandoned(run_id, on_abandoned)
 
     async def _close_abandoned(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
-        async with self.pool.connection() as connection, connection.transaction():
+        async with self._connection() as connection, connection.transaction():
             async with connection.cursor(row_factory=tuple_row) as cursor:
                 # Only one follower wins: the others find the status changed already.
                 await cursor.execute(
@@ -311,11 +314,22 @@ class PostgresRunEvents:
             await asyncio.sleep(min(self.ttl / 2, 60.0))
 
     async def _execute(self, query: str, params: tuple[Any, ...]) -> None:
-        async with self.pool.connection() as connection:
+        async with self._connection() as connection:
             await connection.execute(query, params)
 
     async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        async with self.pool.connection() as connection:
+        async with self._connection() as connection:
             async with connection.cursor(row_factory=tuple_row) as cursor:
                 await cursor.execute(query, params)
                 return await cursor.fetchall()
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """Lend a pooled connection; a server that cannot be used is a 503, as elsewhere."""
+        try:
+            async with self.pool.connection() as connection:
+                yield connection
+        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
+            raise unavailable(
+                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", str(self.pool.conninfo), exc
+            ) from exc
