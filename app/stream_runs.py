@@ -16,8 +16,8 @@ from react_agent.runs.run import Run
 logger = logging.getLogger(__name__)
 
 FINISHED_RUN_TTL = 120.0
-"""Seconds a finished run stays resumable in one process: a client that lost the last events
-gets them (RUN_EVENTS_TTL sets it for the shared store)."""
+"""Seconds a finished run stays resumable by default (RUN_EVENTS_TTL): a client that lost the
+last events gets them."""
 
 
 def abandoned_run_envelopes(record: RunRecord) -> list[Payload]:

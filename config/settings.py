@@ -106,7 +106,7 @@ class Settings(BaseSettings):
         "to reconnect with Last-Event-ID; then the run is cancelled.",
     )
     run_events_ttl: float = Field(
-        default=600.0,
+        default=120.0,
         gt=0,
         description="Seconds a finished streamed run's events stay resumable (with "
         "Last-Event-ID, on any worker); then they are deleted.",
