@@ -59,9 +59,7 @@ def start_langgraph(state: BenchState, procs: Processes) -> Started:
     env = child_env({**state.llm_env(), "DATA_DIR": str(workdir)})
     cli = shutil.which("langgraph", path=str(Path(PYTHON).parent)) or shutil.which("langgraph")
     if cli is None:
-        raise RuntimeError(
-            "the `langgraph` command is missing: pip install -r bench/requirements.txt"
-        )
+        raise RuntimeError('the `langgraph` command is missing: pip install -e ".[dev,bench]"')
     argv = [
         cli,
         "dev",
