@@ -12,6 +12,7 @@ from app.app_state import (
     agent_service_of,
     install_app_state,
     set_agent_service,
+    set_stream_runs,
     thread_id_clock_of,
 )
 from app.auth import install_api_keys, load_api_keys
@@ -28,9 +29,12 @@ from app.routes import (
     feedback,
     health,
     page,
+    runs,
     training_data,
 )
+from app.streaming.runs import StreamRuns
 from config import Settings
+from react_agent.runs.event_store import InProcessRunEvents
 from react_agent.runs.thread_locks import ThreadLocks
 from react_agent.service import open_agent_service
 
@@ -73,6 +77,8 @@ def create_app(
             open_agent_service(settings, model=model, locks=locks)
         )
         set_agent_service(app, service)
+        store = service.run_events or InProcessRunEvents(settings.run_events_ttl)
+        set_stream_runs(app, StreamRuns(store, settings.stream_resume_grace))
 
     @app.after_serving
     async def stop_agent() -> None:
@@ -91,6 +97,7 @@ def create_app(
     app.extensions["mcp"] = build_mcp_server(
         DataTools(lambda: agent_service_of(app), thread_id_clock_of(app))
     )
+    app.register_blueprint(runs.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

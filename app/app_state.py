@@ -16,10 +16,14 @@ _THREAD_ID_CLOCK = "thread_id_clock"
 
 
 def install_app_state(app: Quart, settings: Settings) -> None:
-    """Keep the settings, a thread-id clock and the stream registry on `app`."""
+    """Keep the settings and a thread-id clock on `app` (the rest comes at start-up)."""
     app.extensions[_SETTINGS] = settings
     app.extensions[_THREAD_ID_CLOCK] = ThreadIdClock()
-    app.extensions[_STREAM_RUNS] = StreamRuns(settings.stream_resume_grace)
+
+
+def set_stream_runs(app: Quart, runs: StreamRuns) -> None:
+    """Keep the stream registry, made at start-up over the run event store, on `app`."""
+    app.extensions[_STREAM_RUNS] = runs
 
 
 def set_agent_service(app: Quart, service: AgentService) -> None:

@@ -66,6 +66,8 @@ def error_response(error: ServiceError) -> Response:
     body.update(getattr(g, "error_top_level_fields", {}))
     response = jsonify(body)
     response.status_code = error.status
+    if "retry_after" in error.params:  # e.g. 503 QUEUE_FULL
+        response.headers["Retry-After"] = str(error.params["retry_after"])
     return response
 
 

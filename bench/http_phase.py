@@ -14,6 +14,7 @@ from bench.drivers.service import service_stream, service_sync
 from bench.environment import log
 from bench.measure.measured import measured_level, measured_series
 from bench.measure.sampler import Sampler
+from bench.peers.scale_out import measured_here
 from bench.state import BenchState
 
 Sides = dict[str, tuple[str, Callable[[httpx.AsyncClient], Question]]]
@@ -42,7 +43,8 @@ async def http_phase(state: BenchState, sides: Sides, sampler: Sampler) -> None:
             await _overhead_phase(state, sides["service_stream"][0], sampler)
         for concurrency, total in state.levels.items():
             for name, ask in asks.items():
-                await _measure_level(state, name, ask, concurrency, total, sampler)
+                if measured_here(name, concurrency, list(state.levels)):
+                    await _measure_level(state, name, ask, concurrency, total, sampler)
 
 
 async def _warm_up(ask: Question, count: int) -> str | None:

@@ -27,6 +27,7 @@ from bench.peers.launch import (
     start_stub,
 )
 from bench.peers.postgres_scratch import scratch_postgres
+from bench.peers.scale_out import SCALE_OUT_WORKERS, side_name, start_service_workers
 from bench.processes import Processes, wait_for_http
 from bench.profiling import profile
 from bench.report.ratios import compute_ratios
@@ -40,11 +41,11 @@ def run_bench(state: BenchState) -> dict[str, Any]:
     """Run every measurement; return the results (always stopping every process)."""
     args, results = state.args, state.results
     results["meta"] = _meta(state)
-    with Processes(state.log_dir) as procs, Sampler() as sampler:
+    with state.cleanup, Processes(state.log_dir) as procs, Sampler() as sampler:
         sampler.watch("client", os.getpid(), children=False)
         start_stub(state, procs, sampler)
         child_sockets = _in_process_phase(state, procs)
-        servers = _servers(args.skip_peers)
+        servers = _servers(args.skip_peers, scale_out=not args.skip_postgres)
         log("starting " + ", ".join(name for name, _, _ in servers))
         started: dict[str, Started] = {}
         for name, start, _ in servers:
@@ -112,11 +113,16 @@ def _in_process_phase(state: BenchState, procs: Processes) -> list[dict[str, Any
     return child_sockets
 
 
-def _servers(skip_peers: bool) -> list[tuple[str, Starter, AskerFactory]]:
+def _servers(skip_peers: bool, *, scale_out: bool) -> list[tuple[str, Starter, AskerFactory]]:
     """Name, how to start it and how to ask it, of every server under test."""
     servers: list[tuple[str, Starter, AskerFactory]] = [
         ("service_stream", start_service, lambda base: lambda c: service_stream(c, base)),
     ]
+    if scale_out:
+        servers += [
+            (side_name(n), start_service_workers(n), lambda base: lambda c: service_stream(c, base))
+            for n in SCALE_OUT_WORKERS
+        ]
     if skip_peers:
         return servers
     from react_agent.graph.state import new_question_state

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ class BenchState:
     results: dict[str, Any] = field(default_factory=dict)
     stub_url: str = ""
     stub_pid: int = 0
+    cleanup: ExitStack = field(default_factory=ExitStack)
+    """What to undo when the run ends (e.g. scratch databases of the scale-out sides)."""
     quiet: Quiet = field(init=False)
     """How hard to try for undisturbed measurements."""
 

@@ -129,6 +129,24 @@ class Settings(BaseSettings):
         description="Seconds a run goes on after its stream client left, waiting for it "
         "to reconnect with Last-Event-ID; then the run is cancelled.",
     )
+    run_events_ttl: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds a finished streamed run's events stay resumable (with "
+        "Last-Event-ID, on any worker); then they are deleted.",
+    )
+    runs_max_active: int = Field(
+        default=0,
+        ge=0,
+        description="Most questions answered at once per process (0: no limit); more wait "
+        "in FIFO order, their streams showing a `__queued__` progress event with their place.",
+    )
+    runs_max_queued: int = Field(
+        default=1000,
+        ge=0,
+        description="Most questions waiting per process when RUNS_MAX_ACTIVE are running; "
+        "one more gets 503 QUEUE_FULL with a Retry-After header.",
+    )
     stream_retry_ms: int = Field(
         default=2000, ge=0, description="Reconnection delay the stream asks EventSource for."
     )
@@ -175,6 +193,12 @@ class Settings(BaseSettings):
     )
 
     # --- HTTP ---
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Processes serving HOST:PORT (`python -m app --workers N` overrides it); "
+        "more than one needs CHECKPOINT_DATABASE_URL on PostgreSQL.",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8084, ge=0, le=65535)
     log_level: str = "INFO"

@@ -27,6 +27,9 @@ from react_agent.history.disclosure import TurnHistory
 from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import Memory, open_memory
+from react_agent.runs.admission import Admission
+from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
+from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.subagents.delegate import build_delegate_tool
@@ -51,6 +54,8 @@ class AgentService:
     """Ratings and examples; None when their database could not be opened."""
     memory_problem: ServiceError | None = None
     """Why `memory` is None (the agent answers without examples then)."""
+    run_events: RunEventStore | None = None
+    """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""
@@ -149,8 +154,15 @@ async def open_agent_service(
                 if isinstance(locks, PostgresThreadLocks):
                     # Pushed before the runner's aclose, so it runs after the runs end.
                     stack.push_async_callback(locks.aclose)
+            service.run_events = _open_run_events(service, locks or _default_locks(service))
+            # Pushed before the runner's aclose, so it runs after the runs end.
+            stack.push_async_callback(service.run_events.aclose)
             service.runner = _build_runner(service, model or build_chat_model(settings), locks)
             stack.push_async_callback(service.runner.aclose)
+            if isinstance(service.run_events, PostgresRunEvents):
+                # on_busy=interrupt reaches a question running in another process.
+                service.run_events.on_thread_cancel = service.runner.cancel_thread_here
+                service.runner.interrupt_elsewhere = service.run_events.request_thread_cancel
         yield service
 
 
@@ -202,6 +214,7 @@ def _build_runner(
         recursion_limit=settings.recursion_limit,
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
+        admission=Admission(settings.runs_max_active, settings.runs_max_queued),
     )
 
 
@@ -320,6 +333,21 @@ async def _list_allowed_tables(service: AgentService) -> list[str]:
         for name in await service.database.list_tables()
         if is_table_allowed(name, service.database.dialect, service.settings.allowed_tables)
     ]
+
+
+def _open_run_events(service: AgentService, locks: ThreadLocks) -> RunEventStore:
+    """Return the run event store: in the checkpoint database when that is PostgreSQL."""
+    settings = service.settings
+    if not _reconnects_by_itself(service, "checkpointer"):
+        return InProcessRunEvents(settings.run_events_ttl)
+    store = PostgresRunEvents(
+        service.checkpointer.pool,  # type: ignore[union-attr]
+        locks,
+        ttl=settings.run_events_ttl,
+        max_run_seconds=settings.run_timeout,
+    )
+    store.start()
+    return store
 
 
 def _default_locks(service: AgentService) -> ThreadLocks:

@@ -17,8 +17,9 @@ from typing import Any
 
 from quart import g, request
 
-from app.app_state import app_settings, thread_id_clock
+from app.app_state import app_settings, stream_runs, thread_id_clock
 from app.asking.resume import validate_resume_request
+from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import resolve_lang
@@ -52,3 +53,14 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
     if ask.conversation_id_ignored:
         return {"Warning": CONVERSATION_ID_IGNORED_WARNING}
     return {}
+
+
+async def accept_unique(payload: dict[str, Any]) -> AskRequest:
+    """Like `accept`, and a new thread id is made unique across processes and hosts."""
+    ask = accept(payload)
+    if ask.is_new_thread:
+        thread_id = await unique_new_thread_id(
+            thread_id_clock(), stream_runs().store, ask.user_id, ask.thread_id
+        )
+        ask = replace(ask, thread_id=thread_id)
+    return ask

@@ -65,6 +65,7 @@ def validate_resume_request(
         stream_tools=body.stream_tools,
         conversation_id_ignored=conversation_id_ignored,
         approve_sql=True,
+        on_busy=body.on_busy,
         resume=ApprovalDecision(decision.interrupt_id, decision.action, sql or None, comment),
     )
 

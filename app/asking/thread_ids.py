@@ -5,6 +5,12 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from react_agent.errors import ServiceError
+from react_agent.runs.event_store import RunEventStore
+
+MAX_RESERVE_ATTEMPTS = 1000
+"""New ids tried before giving up; each try is a later millisecond than the one before."""
+
 
 class ThreadIdClock:
     """Hands out strictly increasing millisecond stamps, so ids never repeat in a process.
@@ -26,3 +32,19 @@ class ThreadIdClock:
         ms = self.next_ms()
         stamp = datetime.fromtimestamp(ms // 1000).strftime("%Y%m%d%H%M%S")
         return f"{user_id}:{stamp}{ms % 1000:03d}"
+
+
+async def unique_new_thread_id(
+    clock: ThreadIdClock, store: RunEventStore, user_id: str, first: str
+) -> str:
+    """Return `first`, or the next id of `user_id` that no other process has handed out.
+
+    With several processes (or hosts) two clocks may give the same millisecond; the
+    store's `thread_ids` table takes each id once, and a taken one means trying the next.
+    """
+    thread_id = first
+    for _ in range(MAX_RESERVE_ATTEMPTS):
+        if await store.reserve_thread_id(thread_id):
+            return thread_id
+        thread_id = clock.new_thread_id(user_id)
+    raise ServiceError(503, "AGENT_NOT_READY", "no free thread id", can_retry=True)

@@ -17,6 +17,7 @@ from app.asking.thread_ids import ThreadIdClock
 from config import resolve_lang
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError, bad_request
+from react_agent.runs.busy_threads import OnBusy
 
 MAX_QUESTION_CHARS = 2000
 MAX_USER_ID_CHARS = 50
@@ -64,6 +65,12 @@ class AskBody(BaseModel):
         default=False,
         description="Stream endpoint only: also send tool_call and tool_result events.",
     )
+    on_busy: OnBusy = Field(
+        default="reject",
+        description="When the thread is answering another question: reject (409 "
+        "THREAD_BUSY), enqueue (wait for it, then answer; the stream shows a `__queued__` "
+        "progress event meanwhile) or interrupt (cancel it, then answer).",
+    )
     approve_sql: StrictBool = Field(
         default=False,
         description="Stop before each query for a person to approve, edit or reject it "
@@ -91,6 +98,8 @@ class AskRequest:
     """Both ids were sent and differed; thread_id was used."""
     approve_sql: bool = False
     """Stop before each query for a person's decision."""
+    on_busy: OnBusy = "reject"
+    """What to do when the thread is answering another question."""
     resume: ApprovalDecision | None = None
     """The decision a resume request carries (its question is then empty)."""
 
@@ -214,6 +223,7 @@ def validate_ask_request(
         stream_tools=body.stream_tools,
         conversation_id_ignored=conversation_id_ignored,
         approve_sql=body.approve_sql,
+        on_busy=body.on_busy,
     )
 
 

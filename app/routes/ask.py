@@ -6,7 +6,7 @@ from quart import Blueprint, g, request
 from quart_schema import deprecate, document_request, document_response
 
 from app.app_state import agent_service
-from app.asking.accept import accept, ask_response_headers
+from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
 from app.asking.validation import AskBody, read_json_object
@@ -39,7 +39,7 @@ async def chat() -> tuple[dict, int, dict[str, str]]:
 async def answer_question() -> tuple[dict, int, dict[str, str]]:
     """Run the request's question to its end; return the envelope, 200 and the headers."""
     g.legacy_envelope = True
-    ask = accept(await read_json_object(request))
+    ask = await accept_unique(await read_json_object(request))
     runner = agent_service().require_runner()
     run = await runner.start(
         ask.question,
@@ -47,6 +47,7 @@ async def answer_question() -> tuple[dict, int, dict[str, str]]:
         lang=ask.lang,
         approve_sql=ask.approve_sql,
         resume=ask.resume,
+        on_busy=ask.on_busy,
     )
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from quart import Blueprint, Response, g, request
 from quart_schema import (
@@ -15,22 +16,16 @@ from quart_schema import (
 )
 
 from app.app_state import agent_service, app_settings, stream_runs
-from app.asking.accept import accept, ask_response_headers
+from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.validation import AskBody, query_args_payload, read_json_object
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.streaming.events import (
-    StreamContext,
-    end_envelope,
-    error_event_envelope,
-    main_step,
-    stream_envelopes,
-)
+from app.streaming.events import StreamContext, end_envelope, error_event_envelope
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id
-from app.streaming.runs import FollowedRun, StreamRuns
+from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.events import RunEvent
+from react_agent.runs.event_store import RUNNING
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -86,10 +81,10 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     wire = choose_stream_format(request.headers.get("Accept"), request.args.get("format"))
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id:
-        return resume_stream(last_event_id, wire)
+        return await resume_stream(last_event_id, wire)
     runs = stream_runs()
     try:
-        ask = accept(await read_payload())
+        ask = await accept_unique(await read_payload())
         runner = agent_service().require_runner()
         ctx = StreamContext(
             ask.thread_id,
@@ -105,27 +100,57 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             stream_tokens=ask.stream_tokens,
             approve_sql=ask.approve_sql,
             resume=ask.resume,
+            on_busy=ask.on_busy,
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
-        return stream_response(error_stream(error, ctx, wire), wire)
-    followed = runs.add(run, ctx)
-    return stream_response(
-        follow_run(followed, after=0, wire=wire), wire, ask_response_headers(ask)
-    )
+        response = stream_response(error_stream(error, ctx, wire), wire)
+        if "retry_after" in error.params:  # 503 QUEUE_FULL: as on the sync endpoint
+            response.headers["Retry-After"] = str(error.params["retry_after"])
+        return response
+    try:
+        await runs.publish(run, ctx)
+    except BaseException:
+        run.cancel()
+        raise
+    frames = follow_run(run.run_id, after=0, wire=wire)
+    return stream_response(frames, wire, ask_response_headers(ask))
 
 
-def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
-    """Send what a reconnecting client missed, or 204 when there is nothing more."""
+async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
+    """Send what a reconnecting client missed (from any worker), or 204 when nothing is left."""
     run_id, after = parse_event_id(last_event_id)
-    followed = stream_runs().get(run_id)
-    if followed is None or (
-        followed.run.done and after >= count_frames(followed.run.events, followed.ctx)
-    ):
+    first = await _first_event(stream_runs(), run_id, after)
+    if first is None:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either
         return response
-    return stream_response(follow_run(followed, after=after, wire=wire), wire)
+    return stream_response(follow_run(run_id, after=after, wire=wire, first=first), wire)
+
+
+async def _first_event(runs: StreamRuns, run_id: str, after: int) -> AsyncIterator | None:
+    """Return the run's events after `after`, or None if the run has nothing more to send."""
+    record = await runs.store.record(run_id) if run_id else None
+    if record is None:
+        return None
+    events = runs.follow(run_id, after, app_settings().stream_heartbeat)
+    if record.status == RUNNING:
+        return events
+    try:
+        # The run has ended, so this answers at once: its next event, or none (204).
+        first = await anext(events)
+    except StopAsyncIteration:
+        return None
+    return _prepend(first, events)
+
+
+async def _prepend(first: tuple[int, Any], rest: AsyncIterator) -> AsyncIterator:
+    try:
+        yield first
+        async for item in rest:
+            yield item
+    finally:
+        await rest.aclose()  # type: ignore[attr-defined]
 
 
 def stream_response(
@@ -138,42 +163,28 @@ def stream_response(
     return response
 
 
-def follow_run(followed: FollowedRun, *, after: int, wire: StreamFormat) -> AsyncIterator[bytes]:
-    """Return the run's events as frames from sequence `after` on, with heartbeats."""
+def follow_run(
+    run_id: str, *, after: int, wire: StreamFormat, first: AsyncIterator | None = None
+) -> AsyncIterator[bytes]:
+    """Return the run's stored events as frames from sequence `after` on, with heartbeats."""
     settings = app_settings()
-    runs = stream_runs()
-    runs.attach(followed)
-    return _frames(followed, runs, after, wire, settings.stream_heartbeat, settings.stream_retry_ms)
+    events = first or stream_runs().follow(run_id, after, settings.stream_heartbeat)
+    return _frames(run_id, events, wire, settings.stream_retry_ms)
 
 
 async def _frames(
-    followed: FollowedRun,
-    runs: StreamRuns,
-    after: int,
-    wire: StreamFormat,
-    heartbeat: float,
-    retry_ms: int,
+    run_id: str, events: AsyncIterator, wire: StreamFormat, retry_ms: int
 ) -> AsyncIterator[bytes]:
     # Runs outside the request context, so everything it needs is passed in.
-    run, ctx = followed.run, followed.ctx
-    try:
-        seq = 0
-        steps = 0
-        async for _, event in run.follow(0, idle_timeout=heartbeat):
-            if event is None:
-                yield wire.heartbeat
-                continue
-            steps = main_step(event, steps)
-            for envelope in stream_envelopes(event, ctx, steps):
-                seq += 1
-                if seq > after:
-                    yield wire.encode_event(
-                        envelope,
-                        event_id=format_event_id(run.run_id, seq),
-                        retry_ms=retry_ms if seq == 1 else None,
-                    )
-    finally:
-        runs.detach(followed)
+    async for seq, envelope in events:
+        if envelope is None:
+            yield wire.heartbeat
+        else:
+            yield wire.encode_event(
+                envelope,
+                event_id=format_event_id(run_id, seq),
+                retry_ms=retry_ms if seq == 1 else None,
+            )
 
 
 async def error_stream(
@@ -183,13 +194,3 @@ async def error_stream(
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
         yield wire.encode_event(envelope, event_id=format_event_id(stream_id, seq))
-
-
-def count_frames(events: list[RunEvent], ctx: StreamContext) -> int:
-    """Return how many stream events a run's events make."""
-    total = 0
-    steps = 0
-    for event in events:
-        steps = main_step(event, steps)
-        total += len(stream_envelopes(event, ctx, steps))
-    return total

@@ -250,6 +250,9 @@ function onStreamMessage(run, event) {
     return;
   }
   const data = envelope?.data ?? {};
+  // Kept for the stop button: the run id is the part of the event id before ':'.
+  if (event.lastEventId) run.runId = event.lastEventId.split(":")[0];
+  if (data.type === "started") run.userId = data.user_id ?? "";
   if (data.type === "error" || envelope?.success === false) {
     run.settled = true;
     showEnvelopeError(envelope);
@@ -369,7 +372,17 @@ function followStream(params, question) {
 }
 
 function stop() {
-  if (current) finishRun(current, t("stopped"));
+  if (!current) return;
+  const { runId, userId } = current;
+  finishRun(current, t("stopped"));
+  // Stops the run at once on whichever worker runs it, instead of after the resume grace.
+  if (runId && userId) {
+    fetch(`/api/v0/react/runs/${encodeURIComponent(runId)}/cancel`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_id: userId }),
+    }).catch(() => {}); // the stream is closed either way; the grace then ends the run
+  }
 }
 
 function startNewConversation() {

@@ -10,13 +10,14 @@ from app.asking.final_data import build_final_data
 from app.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
-from react_agent.graph.node_names import END, START
+from react_agent.graph.node_names import END, QUEUED, START
 from react_agent.runs.events import (
     NodeFinished,
     RunEvent,
     RunFailed,
     RunFinished,
     RunStarted,
+    RunWaiting,
     TokenStreamed,
 )
 from react_agent.runs.tool_events import ToolCalled, ToolReturned
@@ -45,7 +46,9 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         steps: Nodes finished so far (numbers the `__end__` step).
 
     """
-    if isinstance(event, RunStarted):
+    if isinstance(event, RunStarted | RunWaiting):
+        # A run that waited sent `started` with its first RunWaiting; the stream's
+        # publisher keeps only the first `started` of a run.
         started = {
             "type": "started",
             "thread_id": ctx.thread_id,
@@ -55,7 +58,13 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         }
         if ctx.conversation_id_ignored:
             started["conversation_id_ignored"] = True
-        return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
+        if isinstance(event, RunStarted):
+            return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
+        queued = _progress(QUEUED, 0, ctx)
+        queued["data"]["reason"] = event.reason
+        if event.position is not None:
+            queued["data"]["position"] = event.position
+        return [_ok(started, ctx, "STREAM_STARTED"), queued]
     if isinstance(event, NodeFinished):
         progress = _progress(event.node, event.step, ctx)
         if event.tool_names:

@@ -1,68 +1,153 @@
-"""Runs that stream clients follow, kept so a client that reconnects can resume."""
+"""Streamed runs: their envelopes numbered once into the shared store, and who follows them."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
 
-from app.streaming.events import StreamContext
+from app.streaming.events import (
+    StreamContext,
+    end_envelope,
+    error_event_envelope,
+    main_step,
+    stream_envelopes,
+)
+from react_agent.errors import ServiceError
+from react_agent.runs.event_store import Payload, RunEventStore, RunRecord
 from react_agent.runs.run import Run
 
+logger = logging.getLogger(__name__)
+
 FINISHED_RUN_TTL = 120.0
-"""Seconds a finished run stays resumable: a client that lost the last events gets them."""
+"""Seconds a finished run stays resumable by default (RUN_EVENTS_TTL): a client that lost the
+last events gets them."""
 
 
-@dataclass
-class FollowedRun:
-    """A run, who it streams for, and how many clients follow it now."""
+def abandoned_run_envelopes(record: RunRecord) -> list[Payload]:
+    """Return the `error` and `end` events that close a run whose worker died."""
+    ctx = StreamContext(record.thread_id, record.user_id, record.lang)
+    error = ServiceError(
+        503, "RUN_ABANDONED", "the worker running this question stopped", can_retry=True
+    )
+    return [error_event_envelope(error, ctx), end_envelope(ctx)]
 
-    run: Run
-    ctx: StreamContext
-    followers: int = 0
-    cancel_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+
+def cancelled_by_user() -> ServiceError:
+    """Return the error a run cancelled through the cancel endpoint ends with."""
+    return ServiceError(503, "RUN_CANCELLED", "the run was cancelled at its user's request")
 
 
 class StreamRuns:
-    """Streamed runs by run id; a run nobody follows for `resume_grace` seconds is cancelled.
+    """Publishes each streamed run's envelopes to the store; cancels runs nobody follows.
+
+    Every envelope is numbered and built once (its timestamp included), so a client that
+    reconnects to any worker gets the very bytes it would have had.
 
     Args:
-        resume_grace: Seconds to wait for a client that left to reconnect.
+        store: Where the events go (shared by every worker on PostgreSQL).
+        resume_grace: Seconds to wait for a client that left to reconnect (on any worker).
 
     """
 
-    def __init__(self, resume_grace: float) -> None:
+    def __init__(self, store: RunEventStore, resume_grace: float) -> None:
+        self.store = store
         self.resume_grace = resume_grace
-        self._runs: dict[str, FollowedRun] = {}
+        self._followers: dict[str, int] = {}
+        self._runs: dict[str, Run] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
 
-    def add(self, run: Run, ctx: StreamContext) -> FollowedRun:
-        """Track a run until a while after it ends."""
-        followed = self._runs[run.run_id] = FollowedRun(run, ctx)
-        if run.task is not None:
-            loop = asyncio.get_running_loop()
-            run.task.add_done_callback(
-                lambda _: loop.call_later(FINISHED_RUN_TTL, self._runs.pop, run.run_id, None)
-            )
-        return followed
+    async def publish(self, run: Run, ctx: StreamContext) -> None:
+        """Register the run in the store and copy its envelopes there as they come."""
+        record = RunRecord(run.run_id, ctx.thread_id, ctx.user_id, ctx.lang, self.store.owner)
+        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()))
+        self._runs[run.run_id] = run
+        self._spawn(self._copy_events(run, ctx))
 
-    def get(self, run_id: str) -> FollowedRun | None:
-        """Return the tracked run with this id, if it is still kept."""
-        return self._runs.get(run_id)
+    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[tuple[int, Any]]:
+        """Follow a run (from any worker) and count this follower while it lasts."""
+        return self._counted(run_id, after, heartbeat)
 
-    def attach(self, followed: FollowedRun) -> None:
-        """Count a new follower and call off a pending cancellation."""
-        followed.followers += 1
-        if followed.cancel_timer is not None:
-            followed.cancel_timer.cancel()
-            followed.cancel_timer = None
+    async def _counted(
+        self, run_id: str, after: int, heartbeat: float
+    ) -> AsyncIterator[tuple[int, Any]]:
+        self._attach(run_id)
+        try:
+            async for item in self.store.follow(
+                run_id, after, idle_timeout=heartbeat, on_abandoned=abandoned_run_envelopes
+            ):
+                yield item
+        finally:
+            self._detach(run_id)
 
-    def detach(self, followed: FollowedRun) -> None:
-        """Count a follower gone; cancel the run after the grace if it goes on unfollowed."""
-        followed.followers -= 1
-        if followed.followers > 0 or followed.run.done:
+    async def _copy_events(self, run: Run, ctx: StreamContext) -> None:
+        seq = steps = 0
+        started = False
+        try:
+            async for _, event in run.follow(0):
+                steps = main_step(event, steps)
+                for envelope in stream_envelopes(event, ctx, steps):  # type: ignore[arg-type]
+                    if envelope["data"]["type"] == "started":
+                        if started:
+                            continue  # a run that waited first said so when it began waiting
+                        started = True
+                    seq += 1
+                    try:
+                        await self.store.append(run.run_id, seq, envelope)
+                    except Exception as exc:
+                        # Followers here still get it; others may miss it until the end.
+                        logger.warning("could not store event %d of run %s: %s", seq, run, exc)
+        finally:
+            self._runs.pop(run.run_id, None)
+            try:
+                await self.store.finish(run.run_id)
+            except Exception as exc:
+                logger.warning("could not mark run %s ended: %s", run.run_id, exc)
+
+    def _attach(self, run_id: str) -> None:
+        self._followers[run_id] = self._followers.get(run_id, 0) + 1
+        timer = self._timers.pop(run_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _detach(self, run_id: str) -> None:
+        left = self._followers[run_id] = self._followers.get(run_id, 1) - 1
+        if left > 0:
             return
+        del self._followers[run_id]
+        run = self._runs.get(run_id)
+        if run is None or run.done:
+            return  # not ours: its owner watches for followers on every worker
         if self.resume_grace <= 0:
-            followed.run.cancel()
+            run.cancel()
         else:
-            followed.cancel_timer = asyncio.get_running_loop().call_later(
-                self.resume_grace, followed.run.cancel
-            )
+            self._arm(run_id, self.resume_grace)
+
+    def _arm(self, run_id: str, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._timers[run_id] = loop.call_later(
+            delay, lambda: self._spawn(self._cancel_if_unfollowed(run_id))
+        )
+
+    async def _cancel_if_unfollowed(self, run_id: str) -> None:
+        """Cancel the run unless a follower (here or on another worker) came meanwhile."""
+        self._timers.pop(run_id, None)
+        run = self._runs.get(run_id)
+        if run is None or run.done or self._followers.get(run_id):
+            return
+        try:
+            since = await self.store.seconds_since_followed(run_id)
+        except Exception as exc:
+            logger.warning("could not see whether run %s is followed: %s", run_id, exc)
+            since = None
+        if since is not None and since < self.resume_grace:
+            self._arm(run_id, self.resume_grace - since)
+        elif not self._followers.get(run_id):
+            run.cancel()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

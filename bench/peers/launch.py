@@ -59,9 +59,7 @@ def start_langgraph(state: BenchState, procs: Processes) -> Started:
     env = child_env({**state.llm_env(), "DATA_DIR": str(workdir)})
     cli = shutil.which("langgraph", path=str(Path(PYTHON).parent)) or shutil.which("langgraph")
     if cli is None:
-        raise RuntimeError(
-            "the `langgraph` command is missing: pip install -r bench/requirements.txt"
-        )
+        raise RuntimeError('the `langgraph` command is missing: pip install -e ".[dev,bench]"')
     argv = [
         cli,
         "dev",
@@ -105,6 +103,12 @@ def server_description(name: str, state: BenchState) -> str:
         return (
             "bench/peers/flask_reference.py on Werkzeug's threaded server (threaded=True, a thread "
             "per connection), a new event loop and open_agent_service per request"
+        )
+    if name.startswith("service_pg_workers_"):
+        workers = name.rsplit("_", 1)[1]
+        return (
+            f"python -m app --workers {workers} (Quart on Hypercorn, checkpoints, run events "
+            "and thread claims on a scratch PostgreSQL database, LOG_LEVEL=INFO)"
         )
     return "python -m app (Quart on Hypercorn, one process, LOG_LEVEL=INFO)"
 

@@ -10,6 +10,9 @@ TOOLS = "tools"
 UPDATE_STATE_AFTER_TOOL = "update_state_after_tool"
 FORMAT_FINAL_RESPONSE = "format_final_response"
 
+QUEUED = "__queued__"
+"""Not a node: the stream's progress name for a run waiting to start (display: Queued)."""
+
 GRAPH_NODES = (
     TRIM_MESSAGES,
     AGENT,
@@ -28,6 +31,7 @@ __all__ = [
     "FORMAT_FINAL_RESPONSE",
     "GRAPH_NODES",
     "PREPARE_TOOL_INPUT",
+    "QUEUED",
     "START",
     "TOOLS",
     "TRIM_MESSAGES",

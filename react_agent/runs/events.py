@@ -43,6 +43,19 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class RunWaiting:
+    """The run waits before it starts: for its busy thread, or for a free slot.
+
+    `reason` is `thread_busy` (on_busy enqueue or interrupt) or `capacity` (admission
+    control); `position` is the run's place in the queue when it is known (1 = next).
+    """
+
+    thread_id: str
+    reason: str
+    position: int | None = None
+
+
+@dataclass(frozen=True)
 class NodeFinished:
     """A graph node finished; `tool_names` are the tools it ran (for the tools node)."""
 
@@ -77,5 +90,12 @@ class RunFailed:
 
 
 RunEvent = (
-    RunStarted | NodeFinished | ToolCalled | ToolReturned | TokenStreamed | RunFinished | RunFailed
+    RunStarted
+    | RunWaiting
+    | NodeFinished
+    | ToolCalled
+    | ToolReturned
+    | TokenStreamed
+    | RunFinished
+    | RunFailed
 )

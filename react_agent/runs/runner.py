@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -25,6 +26,8 @@ from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
+from react_agent.runs.admission import Admission, Ticket
+from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import (
     NodeFinished,
@@ -32,11 +35,12 @@ from react_agent.runs.events import (
     RunFinished,
     RunResult,
     RunStarted,
+    RunWaiting,
     TokenStreamed,
 )
 from react_agent.runs.run import Run
 from react_agent.runs.tally import ResultTally
-from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.thread_locks import Release, ThreadLocks
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_repair import close_unfinished_turn
 from react_agent.runs.turn_work import TurnWork
@@ -63,13 +67,19 @@ class AgentRunner:
         recursion_limit: int,
         run_timeout: float,
         durability: Durability = "sync",
+        admission: Admission | None = None,
     ) -> None:
         self.graph = graph
+        self.admission = admission
         self.locks = locks
         self.recursion_limit = recursion_limit
         self.run_timeout = run_timeout
         self.durability = durability
         self.active: dict[str, Run] = {}
+        self.waiting: set[Run] = set()
+        """Runs waiting for their busy thread (on_busy enqueue or interrupt)."""
+        self.interrupt_elsewhere: Callable[[str], Awaitable[None]] | None = None
+        """Asks the other processes to interrupt a thread's question (set when shared)."""
         self.draining = False
 
     async def start(
@@ -81,41 +91,102 @@ class AgentRunner:
         stream_tokens: bool = False,
         approve_sql: bool = False,
         resume: ApprovalDecision | None = None,
+        on_busy: OnBusy = "reject",
     ) -> Run:
         """Claim the thread and start answering in the background.
 
         With `approve_sql` the run stops before each query for a person's decision; with
         `resume` (and no question) it goes on from such a stop with the person's decision.
+        With `on_busy` enqueue or interrupt, a busy thread does not refuse the question:
+        the run starts waiting (its first event is RunWaiting) and answers once it holds
+        the thread (after interrupting the running question, for interrupt). A resume
+        never waits: it answers the stop it names, now or not at all.
 
         Raises:
-            ServiceError: 409 THREAD_BUSY when the thread is already answering a question;
-                409 NOT_AWAITING_APPROVAL or STALE_INTERRUPT for a resume that answers
-                nothing pending (checked once the thread is ours, so two resumes of one
-                interrupt cannot both pass).
+            ServiceError: 409 THREAD_BUSY when the thread is already answering a question
+                (with on_busy reject); 409 NOT_AWAITING_APPROVAL or STALE_INTERRUPT for a
+                resume that answers nothing pending (checked once the thread is ours, so
+                two resumes of one interrupt cannot both pass).
 
         """
         if self.draining:
             raise ServiceError(
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
-        release = await self.locks.claim(thread_id)
-        if resume is not None:
-            try:
-                snapshot = await self.graph.aget_state(self.config_for(thread_id, lang))
-                check_resume(snapshot, resume, thread_id)
-            except BaseException:
-                await release()
-                raise
+        ticket = self.admission.reserve() if self.admission is not None else None
+        release = await self._claim(thread_id, "reject" if resume else on_busy, ticket)
+        if resume is not None and release is not None:
+            await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang)
-        self.active[thread_id] = run
+        if release is None:
+            run.append(RunWaiting(thread_id, "thread_busy"))
+            self.waiting.add(run)
+        else:
+            self.active[thread_id] = run
+        if ticket is not None and ticket.waiting:
+            self._show_queue_position(run, ticket)
         graph_input = resume if resume is not None else question
         run.task = asyncio.create_task(
-            self._execute(run, graph_input, stream_tokens, release, approve_sql),
+            self._execute(run, graph_input, stream_tokens, release, approve_sql, on_busy, ticket),
             name=f"run-{thread_id}",
             # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
             context=contextvars.Context(),
         )
         return run
+
+    async def _claim(
+        self, thread_id: str, on_busy: OnBusy, ticket: Ticket | None
+    ) -> Release | None:
+        """Claim the thread; None when it is busy and the run is to wait for it."""
+        try:
+            return await self.locks.claim(thread_id)
+        except ServiceError as error:
+            if on_busy == "reject" or error.error_type != "THREAD_BUSY":
+                if ticket is not None:
+                    ticket.release()
+                raise
+            return None
+
+    async def _check_resume(
+        self,
+        thread_id: str,
+        lang: str | None,
+        resume: ApprovalDecision,
+        release: Release,
+        ticket: Ticket | None,
+    ) -> None:
+        """Raise the 409 of a resume that answers nothing pending, freeing what it held."""
+        try:
+            snapshot = await self.graph.aget_state(self.config_for(thread_id, lang))
+            check_resume(snapshot, resume, thread_id)
+        except BaseException:
+            if ticket is not None:
+                ticket.release()
+            await release()
+            raise
+
+    def _show_queue_position(self, run: Run, ticket: Ticket) -> None:
+        """Tell the run's followers its place in the admission queue, now and as it moves."""
+        assert self.admission is not None
+
+        def moved(position: int) -> None:
+            run.append(RunWaiting(run.thread_id, "capacity", position))
+
+        ticket.on_position = moved
+        moved(self.admission.position(ticket))
+
+    def cancel_thread_here(self, thread_id: str) -> bool:
+        """Interrupt the question running on `thread_id` in this process; False if none."""
+        run = self.active.get(thread_id)
+        if run is None:
+            return False
+        run.cancel(interrupted_by_newer_question())
+        return True
+
+    async def interrupt(self, thread_id: str) -> None:
+        """Interrupt the question running on `thread_id`, here or in another process."""
+        if not self.cancel_thread_here(thread_id) and self.interrupt_elsewhere is not None:
+            await self.interrupt_elsewhere(thread_id)
 
     async def ask(self, question: str, thread_id: str, *, lang: str | None = None) -> RunResult:
         """Answer a question and return the result; cancelling the caller cancels the run."""
@@ -129,10 +200,11 @@ class AgentRunner:
         its thread keeps every finished step and the next question closes the turn.
         """
         self.draining = True
-        tasks = [run.task for run in self.active.values() if run.task is not None]
+        runs = [*self.active.values(), *self.waiting]
+        tasks = [run.task for run in runs if run.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
-        for run in list(self.active.values()):
+        for run in runs:
             run.cancel(
                 ServiceError(
                     503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
@@ -158,13 +230,21 @@ class AgentRunner:
         run: Run,
         question: str | ApprovalDecision,
         stream_tokens: bool,
-        release: Any,
+        release: Release | None,
         approve_sql: bool = False,
+        on_busy: OnBusy = "reject",
+        ticket: Ticket | None = None,
     ) -> None:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
         )
         try:
+            if release is None:
+                release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
+                self.waiting.discard(run)
+                self.active[run.thread_id] = run
+            if ticket is not None:
+                await ticket.wait()  # FIFO, after RUNS_MAX_ACTIVE runs of this process
             final = RunFinished(await self._answer(run, question, stream_tokens, approve_sql))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
@@ -181,11 +261,15 @@ class AgentRunner:
                 logger.exception("run on thread %s failed", run.thread_id)
             final = RunFailed(error)
         finally:
+            if ticket is not None:
+                ticket.release()
+            self.waiting.discard(run)
             if self.active.get(run.thread_id) is run:
                 del self.active[run.thread_id]
             try:
                 # Freed before the last event, so a client that sees it may ask again at once.
-                await release()
+                if release is not None:
+                    await release()
             finally:
                 run.append(final)
 

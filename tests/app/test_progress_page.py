@@ -345,3 +345,30 @@ async def test_follow_up_question_continues_the_conversation_until_a_new_one_is_
     # A new conversation starts from nothing.
     assert QUESTION not in [message.content for message in model.seen[3]]
     assert page.page_errors == []
+
+
+async def test_stop_button_cancels_the_run_on_the_server_at_once(
+    settings: Settings, browser: Browser
+) -> None:
+    # A long resume grace: only the cancel request can end the run within the test.
+    patient = settings.model_copy(update={"stream_resume_grace": 600.0})
+    model = ScriptedChatModel(replies=[answer("never shown")])
+    gate_model_calls(model, 0)
+    async with running_service(patient, model=model) as service:
+        try:
+            page = await open_progress_page(browser, service.base_url)
+            await page.ask(QUESTION)
+            await wait_for(model.entered[0])
+            runner = service.app.extensions["agent"].runner
+            run = next(iter(runner.active.values()))
+            cancels: list[str] = []
+            page.page.on("request", lambda r: cancels.append(r.url) if "/cancel" in r.url else None)
+            await page.hook("stop").click()
+            await asyncio.wait_for(asyncio.gather(run.task, return_exceptions=True), WAIT_SECONDS)
+        finally:
+            release_all(model)
+        assert run.task.cancelled()
+        assert cancels == [f"{service.base_url}/api/v0/react/runs/{run.run_id}/cancel"]
+        await page.assert_streams_closed()
+        await expect(page.hook("answer")).to_be_empty()
+        assert page.page_errors == []

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
-
 from config import Settings
 from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.app import test_progress_page as progress

@@ -1,0 +1,196 @@
+"""Where streamed runs keep their numbered events, so a client can resume them: in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Payload = dict[str, Any]
+"""One stored event, exactly as the stream sent it (an envelope)."""
+
+RUNNING = "running"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+"""Statuses of a stored run; abandoned: its owner process died before it ended."""
+
+
+def process_owner_id() -> str:
+    """Return an id naming this process among every process and host (host:pid:random)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A streamed run as the store knows it: whose it is and which process runs it."""
+
+    run_id: str
+    thread_id: str
+    user_id: str
+    lang: str
+    owner: str
+    status: str = RUNNING
+
+
+AbandonedPayloads = Callable[[RunRecord], list[Payload]]
+"""Builds the events that close a run whose owner died (an error, then end)."""
+
+
+class RunEventStore(Protocol):
+    """The numbered events of streamed runs, readable by any process that shares the store."""
+
+    owner: str
+    """This process's id, stored as the owner of the runs it starts."""
+
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
+        """Register a run this process executes; `cancel` stops it (cancel requests call it)."""
+        ...
+
+    async def append(self, run_id: str, seq: int, payload: Payload) -> None:
+        """Store event `seq` (1, 2, …, in order) of a run this process owns."""
+        ...
+
+    async def finish(self, run_id: str) -> None:
+        """Mark a run as ended: its last event has been appended."""
+        ...
+
+    async def record(self, run_id: str) -> RunRecord | None:
+        """Return the run, or None if the store has no such run (never, or expired)."""
+        ...
+
+    def follow(
+        self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
+    ) -> AsyncIterator[tuple[int, Payload | None]]:
+        """Yield `(seq, payload)` after `after` until the run ended; `(seq, None)` when idle."""
+        ...
+
+    async def seconds_since_followed(self, run_id: str) -> float | None:
+        """Seconds since a follower in another process last said it was there (None: never)."""
+        ...
+
+    async def request_cancel(self, run_id: str) -> None:
+        """Ask the process that runs `run_id` to cancel it."""
+        ...
+
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Take a new thread id for good; False if another process took it first."""
+        ...
+
+    async def aclose(self) -> None:
+        """Stop background work and free what the store holds."""
+        ...
+
+
+@dataclass
+class _LocalRun:
+    record: RunRecord
+    cancel: Callable[[], None]
+    events: list[Payload] = field(default_factory=list)
+    ended: bool = False
+    ended_at: float = 0.0
+    appended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def wake(self) -> None:
+        self.appended.set()
+        self.appended = asyncio.Event()
+
+
+class InProcessRunEvents:
+    """Run events in this process's memory: enough for one process (SQLite or memory).
+
+    Args:
+        ttl: Seconds an ended run stays resumable.
+
+    """
+
+    def __init__(self, ttl: float) -> None:
+        self.owner = process_owner_id()
+        self.ttl = ttl
+        self._runs: dict[str, _LocalRun] = {}
+
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
+        """Register a run this process executes."""
+        self._expire()
+        self._runs[record.run_id] = _LocalRun(record, cancel)
+
+    def has(self, run_id: str) -> bool:
+        """Whether the run is kept here."""
+        return run_id in self._runs
+
+    async def append(self, run_id: str, seq: int, payload: Payload) -> None:
+        """Keep event `seq` and wake the run's followers."""
+        run = self._runs[run_id]
+        if seq == len(run.events) + 1:
+            run.events.append(payload)
+            run.wake()
+
+    async def finish(self, run_id: str) -> None:
+        """Mark the run as ended and wake its followers."""
+        run = self._runs.get(run_id)
+        if run is not None:
+            run.ended, run.ended_at = True, time.monotonic()
+            run.record = _with_status(run.record, FINISHED)
+            run.wake()
+
+    async def record(self, run_id: str) -> RunRecord | None:
+        """Return the run kept here, if any."""
+        run = self._runs.get(run_id)
+        return None if run is None else run.record
+
+    async def follow(
+        self,
+        run_id: str,
+        after: int,
+        *,
+        idle_timeout: float,
+        on_abandoned: AbandonedPayloads | None = None,
+    ) -> AsyncIterator[tuple[int, Payload | None]]:
+        """Yield the run's events after `after` until it ended (a run here never dies alone)."""
+        run = self._runs.get(run_id)
+        if run is None:
+            return
+        index = after
+        while True:
+            while index < len(run.events):
+                index += 1
+                yield index, run.events[index - 1]
+            if run.ended:
+                return
+            try:
+                await asyncio.wait_for(run.appended.wait(), idle_timeout)
+            except TimeoutError:
+                yield index, None
+
+    async def seconds_since_followed(self, run_id: str) -> float | None:
+        """Nobody follows from another process: there is none."""
+        return None
+
+    async def request_cancel(self, run_id: str) -> None:
+        """Cancel the run if it is still going."""
+        run = self._runs.get(run_id)
+        if run is not None and not run.ended:
+            run.cancel()
+
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Take the id (always possible: only this process's clock hands ids out here)."""
+        return True
+
+    async def aclose(self) -> None:
+        """Forget every run."""
+        self._runs.clear()
+
+    def _expire(self) -> None:
+        cutoff = time.monotonic() - self.ttl
+        for run_id in [k for k, r in self._runs.items() if r.ended and r.ended_at < cutoff]:
+            del self._runs[run_id]
+
+
+def _with_status(record: RunRecord, status: str) -> RunRecord:
+    return RunRecord(
+        record.run_id, record.thread_id, record.user_id, record.lang, record.owner, status
+    )

@@ -1,0 +1,335 @@
+"""Run events in PostgreSQL, so a stream can be resumed on any worker of any host."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import psycopg
+from psycopg.rows import tuple_row
+from psycopg.types.json import Json
+from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
+
+from react_agent.databases.postgres_pool import unavailable
+from react_agent.runs.event_store import (
+    ABANDONED,
+    RUNNING,
+    AbandonedPayloads,
+    InProcessRunEvents,
+    Payload,
+    RunRecord,
+    process_owner_id,
+)
+from react_agent.runs.run_notifications import CANCEL_CHANNEL, EVENTS_CHANNEL, RunNotifications
+from react_agent.runs.run_store_schema import migrate_run_tables
+from react_agent.runs.thread_locks import Release, ThreadLocks
+
+logger = logging.getLogger(__name__)
+
+OWNER_CHECK_INTERVAL = 1.0
+"""Seconds between a remote follower's checks that the run's owner is alive (and re-reads)."""
+
+THREAD_PREFIX = "thread:"
+"""A cancel notification for `thread:<thread_id>` names a thread rather than a run."""
+
+LOCAL_TTL = 120.0
+"""Seconds this process keeps the runs it executed in memory too, for its own followers."""
+
+
+def liveness_key(run_id: str) -> str:
+    """Return the claim key the owner holds while its run goes on (freed if it dies)."""
+    return f"run-alive:{run_id}"
+
+
+class PostgresRunEvents:
+    """Run events in the `runs` and `run_events` tables, followed through LISTEN/NOTIFY.
+
+    The owner keeps its runs in memory as well, so its own followers read no table. A
+    follower elsewhere reads the tables when notified, and every OWNER_CHECK_INTERVAL
+    seconds it says it is there (`followed_at`) and checks the owner's claim: a claim
+    freed while the run is still `running` means the owner died, and the first follower
+    to notice closes the run with the events `on_abandoned` gives.
+
+    Args:
+        pool: The checkpointer's pool (its database holds the run tables).
+        locks: Claims shared by every process (advisory locks).
+        ttl: Seconds an ended run stays resumable (RUN_EVENTS_TTL).
+        max_run_seconds: Longest a run may take; a `running` row older than that plus
+            `ttl` was left by a dead owner nobody followed, and expires too.
+
+    """
+
+    def __init__(
+        self, pool: AsyncConnectionPool, locks: ThreadLocks, *, ttl: float, max_run_seconds: float
+    ) -> None:
+        self.pool = pool
+        self.locks = locks
+        self.ttl = ttl
+        self.max_run_seconds = max_run_seconds
+        self.owner = process_owner_id()
+        self.local = InProcessRunEvents(LOCAL_TTL)
+        self.notifications = RunNotifications(pool, self._cancel_local)
+        self._alive: dict[str, Release] = {}
+        self._migrated = False
+        self._migrating = asyncio.Lock()
+        self._expiry: asyncio.Task[None] | None = None
+        self.on_thread_cancel: Callable[[str], bool] | None = None
+        """Interrupts this process's question on a thread (the runner's, once built)."""
+
+    def start(self) -> None:
+        """Start listening for notifications and expiring old runs in the background."""
+        self.notifications.start()
+        if self._expiry is None:
+            self._expiry = asyncio.create_task(self._expire_forever(), name="run-events-expiry")
+
+    async def ensure_tables(self) -> None:
+        """Create or migrate the run tables once per process."""
+        if self._migrated:
+            return
+        async with self._migrating:
+            if not self._migrated:
+                async with self._connection() as connection:
+                    await migrate_run_tables(connection)
+                self._migrated = True
+
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
+        """Claim the run's liveness, store its row and keep it in memory."""
+        await self.ensure_tables()
+        self._alive[record.run_id] = await self.locks.claim(liveness_key(record.run_id))
+        try:
+            await self._execute(
+                "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (record.run_id, record.thread_id, record.user_id, record.lang, RUNNING, self.owner),
+            )
+        except BaseException:
+            await self._alive.pop(record.run_id)()
+            raise
+        await self.local.open_run(record, cancel)
+
+    async def append(self, run_id: str, seq: int, payload: Payload) -> None:
+        """Store the event, then show it to this process's followers.
+
+        Stored first: a client may reconnect anywhere after any event it was sent, and if
+        this process died right then, the survivor must number its closing events after it.
+        """
+        record = await self.local.record(run_id)
+        assert record is not None
+        try:
+            await self._execute(
+                "WITH stored AS (INSERT INTO run_events (run_id, seq, thread_id, payload)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING)"
+                f" SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
+                (run_id, seq, record.thread_id, Json(payload), run_id),
+            )
+        finally:
+            # Even when PostgreSQL failed: the followers here need not lose the event.
+            await self.local.append(run_id, seq, payload)
+
+    async def finish(self, run_id: str) -> None:
+        """Mark the run ended (after its last event), then free its liveness claim."""
+        try:
+            await self.local.finish(run_id)
+            await self._execute(
+                "WITH ended AS (UPDATE runs SET status = 'finished', updated_at = now()"
+                " WHERE run_id = %s AND status = 'running')"
+                f" SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
+                (run_id, run_id),
+            )
+        finally:
+            release = self._alive.pop(run_id, None)
+            if release is not None:
+                await release()
+
+    async def record(self, run_id: str) -> RunRecord | None:
+        """Return the run from memory if it is ours, else from the table."""
+        local = await self.local.record(run_id)
+        if local is not None:
+            return local
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "SELECT run_id, thread_id, user_id, lang, owner, status FROM runs WHERE run_id = %s",
+            (run_id,),
+        )
+        return RunRecord(*rows[0]) if rows else None
+
+    async def follow(
+        self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
+    ) -> AsyncIterator[tuple[int, Payload | None]]:
+        """Yield the run's events after `after` until it ended; `(seq, None)` when idle."""
+        if self.local.has(run_id):
+            async for item in self.local.follow(run_id, after, idle_timeout=idle_timeout):
+                yield item
+            return
+        last, idle_since, next_check = after, time.monotonic(), 0.0
+        while True:
+            waker = self.notifications.waker(run_id)  # taken before reading: no lost wake
+            status, events = await self._read_after(run_id, last)
+            for seq, payload in events:
+                last = seq
+                yield seq, payload
+            if status is None or status != RUNNING:
+                return
+            now = time.monotonic()
+            if events:
+                idle_since = now
+            if now >= next_check:
+                next_check = now + OWNER_CHECK_INTERVAL
+                if await self._check_owner(run_id, on_abandoned):
+                    continue  # the run was just closed here: read its last events
+            wait = min(next_check, idle_since + idle_timeout) - time.monotonic()
+            try:
+                await asyncio.wait_for(waker.wait(), max(wait, 0.0))
+            except TimeoutError:
+                if time.monotonic() - idle_since >= idle_timeout:
+                    idle_since = time.monotonic()
+                    yield last, None
+
+    async def seconds_since_followed(self, run_id: str) -> float | None:
+        """Seconds since a follower in another process last said it was there."""
+        rows = await self._fetch(
+            "SELECT extract(epoch FROM now() - followed_at) FROM runs WHERE run_id = %s",
+            (run_id,),
+        )
+        return float(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    async def request_cancel(self, run_id: str) -> None:
+        """Cancel the run here if it is ours, else tell its owner through NOTIFY."""
+        if self.local.has(run_id):
+            await self.local.request_cancel(run_id)
+        else:
+            await self._execute(f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (run_id,))
+
+    async def reserve_thread_id(self, thread_id: str) -> bool:
+        """Insert the id into `thread_ids`; False if some process inserted it first."""
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "INSERT INTO thread_ids (thread_id) VALUES (%s) ON CONFLICT DO NOTHING RETURNING 1",
+            (thread_id,),
+        )
+        return bool(rows)
+
+    async def expire(self) -> int:
+        """Delete ended runs older than the TTL (and runs a dead owner left); return how many."""
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "WITH gone AS (DELETE FROM runs WHERE"
+            " (status <> 'running' AND updated_at < now() - make_interval(secs => %s))"
+            " OR created_at < now() - make_interval(secs => %s) RETURNING 1)"
+            " SELECT count(*) FROM gone",
+            (self.ttl, self.ttl + self.max_run_seconds),
+        )
+        # Only a clock running behind (by more than the TTL) could hand these out again.
+        await self._execute(
+            "DELETE FROM thread_ids WHERE created_at < now() - make_interval(secs => %s)",
+            (self.ttl,),
+        )
+        return int(rows[0][0])
+
+    async def aclose(self) -> None:
+        """Stop the background tasks and free the claims of runs still open."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+            await asyncio.gather(self._expiry, return_exceptions=True)
+        await self.notifications.aclose()
+        for release in list(self._alive.values()):
+            await release()
+        self._alive.clear()
+        await self.local.aclose()
+
+    async def request_thread_cancel(self, thread_id: str) -> None:
+        """Ask every process to interrupt the question running on `thread_id`."""
+        await self._execute(
+            f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (THREAD_PREFIX + thread_id,)
+        )
+
+    def _cancel_local(self, run_id: str) -> None:
+        if run_id.startswith(THREAD_PREFIX):
+            if self.on_thread_cancel is not None:
+                self.on_thread_cancel(run_id.removeprefix(THREAD_PREFIX))
+        elif self.local.has(run_id):
+            asyncio.get_running_loop().create_task(self.local.request_cancel(run_id))
+
+    async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
+        """Say this follower is here; close the run if its owner died. True if closed now."""
+        await self._execute("UPDATE runs SET followed_at = now() WHERE run_id = %s", (run_id,))
+        if await self.locks.is_running(liveness_key(run_id)):
+            return False
+        return await self._close_abandoned(run_id, on_abandoned)
+
+    async def _close_abandoned(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
+        async with self._connection() as connection, connection.transaction():
+            async with connection.cursor(row_factory=tuple_row) as cursor:
+                # Only one follower wins: the others find the status changed already.
+                await cursor.execute(
+                    "UPDATE runs SET status = %s, updated_at = now()"
+                    " WHERE run_id = %s AND status = 'running'"
+                    " RETURNING run_id, thread_id, user_id, lang, owner, status",
+                    (ABANDONED, run_id),
+                )
+                row = await cursor.fetchone()
+                if row is None:
+                    return False
+                record = RunRecord(*row)
+                await cursor.execute(
+                    "SELECT coalesce(max(seq), 0) FROM run_events WHERE run_id = %s", (run_id,)
+                )
+                seq_row = await cursor.fetchone()
+                seq = int(seq_row[0]) if seq_row else 0
+                for offset, payload in enumerate(on_abandoned(record), 1):
+                    await cursor.execute(
+                        "INSERT INTO run_events (run_id, seq, thread_id, payload)"
+                        " VALUES (%s, %s, %s, %s)",
+                        (run_id, seq + offset, record.thread_id, Json(payload)),
+                    )
+                await cursor.execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
+        logger.warning("run %s: its owner %s died; closed it with an error", run_id, record.owner)
+        return True
+
+    async def _read_after(self, run_id: str, after: int) -> tuple[str | None, list[Any]]:
+        """Return the run's status and its events after `after`, from one snapshot."""
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "SELECT r.status, e.seq, e.payload FROM runs r"
+            " LEFT JOIN run_events e ON e.run_id = r.run_id AND e.seq > %s"
+            " WHERE r.run_id = %s ORDER BY e.seq",
+            (after, run_id),
+        )
+        if not rows:
+            return None, []
+        return rows[0][0], [(seq, payload) for _, seq, payload in rows if seq is not None]
+
+    async def _expire_forever(self) -> None:
+        while True:
+            try:
+                expired = await self.expire()
+                if expired:
+                    logger.info("expired %d stored runs", expired)
+            except Exception as exc:
+                logger.warning("could not expire stored runs: %s", exc)
+            await asyncio.sleep(min(self.ttl / 2, 60.0))
+
+    async def _execute(self, query: str, params: tuple[Any, ...]) -> None:
+        async with self._connection() as connection:
+            await connection.execute(query, params)
+
+    async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        async with self._connection() as connection:
+            async with connection.cursor(row_factory=tuple_row) as cursor:
+                await cursor.execute(query, params)
+                return await cursor.fetchall()
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """Lend a pooled connection; a server that cannot be used is a 503, as elsewhere."""
+        try:
+            async with self.pool.connection() as connection:
+                yield connection
+        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
+            raise unavailable(
+                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", str(self.pool.conninfo), exc
+            ) from exc

@@ -1,0 +1,101 @@
+"""PostgreSQL LISTEN on a dedicated connection: wakes followers, delivers cancel requests."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+logger = logging.getLogger(__name__)
+
+EVENTS_CHANNEL = "run_events"
+"""NOTIFY channel whose payload is the id of a run that has new events or ended."""
+
+CANCEL_CHANNEL = "run_cancel"
+"""NOTIFY channel whose payload is the id of a run to cancel."""
+
+RECONNECT_DELAY = 1.0
+"""Seconds between attempts to open the listening connection again after it broke."""
+
+
+class RunNotifications:
+    """Listens on both channels and wakes whoever waits for a run.
+
+    Followers never depend on a notification alone (they also re-read every few
+    seconds), so a broken listening connection costs latency, not events.
+
+    Args:
+        pool: The pool whose conninfo the listening connection uses (not its connections).
+        on_cancel: Called with a run id when some process asks for that run's cancellation.
+
+    """
+
+    def __init__(self, pool: AsyncConnectionPool, on_cancel: Callable[[str], None]) -> None:
+        self.pool = pool
+        self.on_cancel = on_cancel
+        self._wakers: dict[str, asyncio.Event] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start listening in the background (reconnecting until `aclose`)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen_forever(), name="run-notifications")
+
+    def waker(self, run_id: str) -> asyncio.Event:
+        """Return the event set at the run's next notification (take it before reading)."""
+        event = self._wakers.get(run_id)
+        if event is None:
+            event = self._wakers[run_id] = asyncio.Event()
+        return event
+
+    def forget(self, run_id: str) -> None:
+        """Drop the run's waker (when its last follower here has gone)."""
+        self._wakers.pop(run_id, None)
+
+    def wake(self, run_id: str) -> None:
+        """Wake the followers of `run_id` in this process."""
+        event = self._wakers.pop(run_id, None)
+        if event is not None:
+            event.set()
+
+    async def aclose(self) -> None:
+        """Stop listening."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def _listen_forever(self) -> None:
+        while True:
+            try:
+                await self._listen()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.warning("run notifications: %s; listening again shortly", exc)
+            # Wake everyone: they re-read, so nothing sent while not listening is missed.
+            for run_id in list(self._wakers):
+                self.wake(run_id)
+            await asyncio.sleep(RECONNECT_DELAY)
+
+    async def _listen(self) -> None:
+        conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
+        kwargs.pop("row_factory", None)
+        kwargs["autocommit"] = True
+        kwargs.setdefault("keepalives", 1)
+        kwargs.setdefault("keepalives_idle", 30)
+        connection: psycopg.AsyncConnection[Any] = await psycopg.AsyncConnection.connect(
+            str(conninfo), **kwargs
+        )
+        async with connection:
+            await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
+            await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
+            async for notification in connection.notifies():
+                if notification.channel == CANCEL_CHANNEL:
+                    self.on_cancel(notification.payload)
+                else:
+                    self.wake(notification.payload)

@@ -1,0 +1,119 @@
+"""The run event store on PostgreSQL, as two processes sharing one database see it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import psycopg
+import pytest
+
+from react_agent.databases.postgres_pool import open_pool
+from react_agent.runs.event_store import FINISHED, RunRecord
+from react_agent.runs.postgres_event_store import PostgresRunEvents
+from react_agent.runs.run_store_schema import MIGRATIONS
+from react_agent.runs.thread_locks import PostgresThreadLocks
+
+THREAD = "wang1:20250131103000001"
+
+
+def closing_events(record: RunRecord) -> list[dict]:
+    """Return the events a follower writes for a run whose owner died."""
+    return [{"data": {"type": "error"}}, {"data": {"type": "end"}}]
+
+
+@pytest.fixture
+async def two_stores(postgres_database: str) -> AsyncIterator[tuple[PostgresRunEvents, ...]]:
+    """Yield stores on two separate pools of one database: two service processes."""
+    stores, closers = [], []
+    for name in ("process-1", "process-2"):
+        pool = await open_pool(postgres_database, name=name, max_size=4)
+        locks = PostgresThreadLocks(pool)
+        stores.append(PostgresRunEvents(pool, locks, ttl=60, max_run_seconds=60))
+        closers += [pool.close, locks.aclose]
+    try:
+        yield tuple(stores)
+    finally:
+        for store in stores:
+            await store.aclose()
+        for close in reversed(closers):
+            await close()
+
+
+async def test_both_processes_migrate_at_once_and_the_tables_get_every_version_once(
+    two_stores, postgres_database
+):
+    await asyncio.gather(*(store.ensure_tables() for store in two_stores))
+    with psycopg.connect(postgres_database) as connection:
+        versions = connection.execute(
+            "SELECT version FROM run_store_versions ORDER BY version"
+        ).fetchall()
+    assert [v for (v,) in versions] == list(range(1, len(MIGRATIONS) + 1))
+
+
+async def test_the_other_process_replays_a_run_in_order_and_stops_after_it_ended(two_stores):
+    owner, other = two_stores
+    record = RunRecord("run1", THREAD, "wang1", "zh-CN", owner.owner)
+    await owner.open_run(record, lambda: None)
+    sent = [{"n": n, "text": "答案", "z": 1, "a": 2} for n in range(1, 4)]
+    for seq, payload in enumerate(sent, 1):
+        await owner.append("run1", seq, payload)
+    await owner.finish("run1")
+
+    replayed = [
+        item async for item in other.follow("run1", 1, idle_timeout=60, on_abandoned=closing_events)
+    ]
+    assert replayed == [(2, sent[1]), (3, sent[2])]
+    assert [list(p) for _, p in replayed] == [["n", "text", "z", "a"]] * 2  # key order kept
+    assert (await other.record("run1")).status == FINISHED
+
+
+async def test_a_follower_elsewhere_is_woken_by_each_new_event(two_stores):
+    owner, other = two_stores
+    await owner.open_run(RunRecord("run2", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    await owner.append("run2", 1, {"n": 1})
+    other.start()
+    received: list[int] = []
+    arrived = asyncio.Event()
+
+    async def follow() -> None:
+        async for seq, _ in other.follow("run2", 0, idle_timeout=60, on_abandoned=closing_events):
+            received.append(seq)
+            arrived.set()
+
+    follower = asyncio.create_task(follow())
+    await arrived.wait()
+    arrived.clear()
+    await owner.append("run2", 2, {"n": 2})
+    await arrived.wait()
+    await owner.finish("run2")
+    await asyncio.wait_for(follower, 30)
+    assert received == [1, 2]
+
+
+async def test_a_run_whose_owner_is_gone_is_closed_once_by_its_followers(two_stores):
+    owner, other = two_stores
+    await owner.open_run(RunRecord("run3", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    await owner.append("run3", 1, {"n": 1})
+    # The owner's session ends (its process died): its liveness claim goes with it.
+    await owner.locks.aclose()
+
+    async def follow() -> list[int]:
+        return [
+            seq
+            async for seq, _ in other.follow(
+                "run3", 0, idle_timeout=60, on_abandoned=closing_events
+            )
+        ]
+
+    first, second = await asyncio.wait_for(asyncio.gather(follow(), follow()), 30)
+    assert first == second == [1, 2, 3]
+    assert (await other.record("run3")).status == "abandoned"
+
+
+async def test_a_thread_id_is_reserved_by_one_process_only(two_stores):
+    here, there = two_stores
+    results = await asyncio.gather(
+        *(store.reserve_thread_id(THREAD) for store in (here, there, here, there))
+    )
+    assert sorted(results) == [False, False, False, True]
