@@ -91,6 +91,10 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "json": {"ids": ["nope"], "confirm": True}
     },
     ("GET", "/api/v0/training_data/stats"): None,
+    ("POST", "/api/v0/react/runs/{run_id}/cancel"): lambda user: {
+        "path": "/api/v0/react/runs/0123456789abcdef0123456789abcdef/cancel",
+        "json": {"user_id": user},
+    },
 }
 OPEN_ROUTES = {("GET", "/health")}
 ADMIN_ROUTES = {

@@ -1,4 +1,4 @@
-"""StreamRuns: runs kept for reconnecting clients, cancelled when nobody comes back."""
+"""StreamRuns: a run's envelopes numbered into the store, and runs nobody follows cancelled."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import pytest
 from app.streaming.events import StreamContext
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.events import RunFailed
+from react_agent.runs.event_store import InProcessRunEvents
+from react_agent.runs.events import RunFailed, RunStarted
 from react_agent.runs.run import Run
 
 CTX = StreamContext("amy:1", "amy", "zh-CN")
+HEARTBEAT = 60.0
 
 
 @pytest.fixture
@@ -26,62 +28,60 @@ async def run() -> AsyncIterator[Run]:
     await asyncio.gather(run.task, return_exceptions=True)
 
 
-async def test_an_added_run_is_found_by_its_run_id(run):
-    runs = StreamRuns(resume_grace=5)
-    followed = runs.add(run, CTX)
-    assert runs.get(run.run_id) is followed
-    assert followed.ctx == CTX and followed.followers == 0
-    assert runs.get("no-such-run") is None
+async def published(run: Run, resume_grace: float) -> StreamRuns:
+    runs = StreamRuns(InProcessRunEvents(ttl=60), resume_grace)
+    await runs.publish(run, CTX)
+    run.append(RunStarted(run.thread_id))
+    return runs
+
+
+async def follow_one(runs: StreamRuns, run: Run) -> tuple[int, dict | None]:
+    """Follow the run until its first event, then leave (as a client that disconnects)."""
+    events = runs.follow(run.run_id, 0, HEARTBEAT)
+    try:
+        return await anext(events)
+    finally:
+        await events.aclose()
+
+
+async def test_published_envelopes_are_numbered_in_the_store_from_one(run):
+    runs = await published(run, resume_grace=60)
+    seq, envelope = await follow_one(runs, run)
+    assert seq == 1 and envelope is not None
+    assert envelope["data"]["type"] == "started" and envelope["data"]["thread_id"] == "amy:1"
+    assert (await runs.store.record(run.run_id)).thread_id == "amy:1"
 
 
 async def test_without_grace_the_last_follower_leaving_cancels_the_run(run):
-    runs = StreamRuns(resume_grace=0)
-    followed = runs.add(run, CTX)
-    runs.attach(followed)
-    runs.detach(followed)
+    runs = await published(run, resume_grace=0)
+    await follow_one(runs, run)
     await asyncio.gather(run.task, return_exceptions=True)
     assert run.task.cancelled()
 
 
 async def test_a_run_is_cancelled_once_its_grace_passes_unfollowed(run):
-    runs = StreamRuns(resume_grace=0.01)
-    followed = runs.add(run, CTX)
-    runs.attach(followed)
-    runs.detach(followed)
-    assert followed.cancel_timer is not None and not run.task.done()
+    runs = await published(run, resume_grace=0.01)
+    await follow_one(runs, run)
     # Waits on the task itself; the generous bound only turns a hang into a failure.
     await asyncio.wait([run.task], timeout=60)
     assert run.task.cancelled()
 
 
-async def test_a_client_that_reconnects_within_the_grace_calls_off_the_cancellation(run):
-    runs = StreamRuns(resume_grace=60)
-    followed = runs.add(run, CTX)
-    runs.attach(followed)
-    runs.detach(followed)
-    timer = followed.cancel_timer
-    assert timer is not None
-    runs.attach(followed)
-    assert timer.cancelled() and followed.cancel_timer is None
-    assert followed.followers == 1 and not run.task.done()
-
-
-async def test_a_run_with_another_follower_left_goes_on(run):
-    runs = StreamRuns(resume_grace=0)
-    followed = runs.add(run, CTX)
-    runs.attach(followed)
-    runs.attach(followed)
-    runs.detach(followed)
-    assert followed.followers == 1
-    assert followed.cancel_timer is None and not run.task.done()
+async def test_a_client_that_reconnects_within_the_grace_keeps_the_run(run):
+    runs = await published(run, resume_grace=60)
+    await follow_one(runs, run)
+    events = runs.follow(run.run_id, 0, HEARTBEAT)  # the reconnect
+    assert (await anext(events))[0] == 1  # it follows again
+    # The grace's check, run now rather than in 60 s: someone follows, so the run goes on.
+    await runs._cancel_if_unfollowed(run.run_id)
+    assert not run.task.done()
+    await events.aclose()
 
 
 async def test_a_finished_run_is_not_cancelled_when_its_follower_leaves(run):
-    runs = StreamRuns(resume_grace=0)
-    followed = runs.add(run, CTX)
-    runs.attach(followed)
+    runs = await published(run, resume_grace=0)
     run.append(RunFailed(ServiceError(500, "AGENT_FAILED", "boom")))
-    runs.detach(followed)
+    events = runs.follow(run.run_id, 0, HEARTBEAT)
+    seen = [envelope["data"]["type"] async for _, envelope in events if envelope]
+    assert seen[0] == "started" and seen[-2:] == ["error", "end"]
     assert run.done and not run.task.done()
-    assert followed.cancel_timer is None
-    assert runs.get(run.run_id) is followed  # still there for a client that lost the end
