@@ -11,6 +11,7 @@ from pathlib import Path
 
 from quart import Quart, current_app, g, request
 
+from app.asking.validation import optional_json_object
 from config import Settings
 from react_agent.errors import ServiceError
 
@@ -189,8 +190,8 @@ def install_api_keys(app: Quart, keys: ApiKeys) -> None:
         named = {**request.args, **(request.view_args or {})}
         if request.is_json:
             # Quart keeps the body, so the route reads it again; bad JSON is its to report.
-            body = await request.get_json(silent=True)
-            if isinstance(body, dict):
+            body = await optional_json_object(request)
+            if body is not None:
                 named.update({k: v for k, v in body.items() if isinstance(v, str)})
         for user_id in users_named(named):
             authorize_user(user_id)

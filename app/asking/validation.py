@@ -137,6 +137,20 @@ async def read_json_object(request: Request, *, allow_empty: bool = False) -> di
     return payload
 
 
+async def optional_json_object(request: Request) -> dict[str, Any] | None:
+    """Return the body as a JSON object, or None when it is absent, not UTF-8 or not an object.
+
+    For code that only looks for a field (a user id) and must not fail on a body it cannot
+    read: the route that needs the body says what is wrong with it.
+    """
+    raw = await request.get_data(as_text=False)
+    try:
+        payload = json.loads(raw) if raw.strip() else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
 QUERY_FLAGS = ("stream_tokens", "stream_tools", "approve_sql")
 """Boolean fields a GET query may carry as true/false/1/0/yes/no/on/off."""
 

@@ -9,7 +9,7 @@ from quart import Blueprint, request
 from quart_schema import document_querystring, document_request, document_response
 
 from app.app_state import stream_runs
-from app.asking.validation import MAX_USER_ID_CHARS, check_user_id
+from app.asking.validation import MAX_USER_ID_CHARS, check_user_id, optional_json_object
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -62,10 +62,8 @@ async def cancel_run(run_id: str) -> dict:
     The run id is the part of the stream's event ids before ':'. Only the user who
     started the run may cancel it; any other user_id gets 404, as an unknown run does.
     """
-    body = await request.get_json(force=True, silent=True)
-    user_id = (body.get("user_id") if isinstance(body, dict) else None) or request.args.get(
-        "user_id"
-    )
+    body = await optional_json_object(request)
+    user_id = (body.get("user_id") if body is not None else None) or request.args.get("user_id")
     if not isinstance(user_id, str) or not user_id.strip():
         raise bad_request("USER_ID_REQUIRED", "user_id is required: the owner of the run")
     user_id = check_user_id(user_id.strip())

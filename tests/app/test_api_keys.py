@@ -280,3 +280,15 @@ async def test_a_bound_key_may_not_start_a_guest_conversation(keyed):
     )
     assert allowed.status_code == 200
     assert allowed.json()["data"]["conversation_id"].startswith("guest:")
+
+
+async def test_a_body_that_is_not_utf8_is_a_4xx_not_a_500_with_a_bound_key(keyed):
+    # The key check reads JSON bodies for the users they name; a body it cannot read is the
+    # route's to refuse.
+    response = await keyed.http.post(
+        "/api/v0/react/runs/0/cancel",
+        content=b"\xa5",
+        headers={**bearer(ALICE_KEY), "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    assert error_type(response) == "USER_ID_REQUIRED"
