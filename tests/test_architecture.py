@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("app", "react_agent", "config")
+PACKAGES = ("app", "react_agent", "config", "bench")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 MAX_TOP_LEVEL_AGENT_MODULES = 6
