@@ -11,7 +11,7 @@ from pathlib import Path
 
 from quart import Quart, current_app, g, request
 
-from app.asking.validation import optional_json_object
+from app.asking.bodies import optional_json_object
 from config import Settings
 from react_agent.errors import ServiceError
 

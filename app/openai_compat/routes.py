@@ -11,7 +11,8 @@ from quart import Blueprint, Response, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import agent_service, app_settings, thread_id_clock
-from app.asking.validation import AskRequest, read_json_object, validate_ask_request
+from app.asking.bodies import read_json_object
+from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
 from app.openai_compat.replies import (

@@ -17,7 +17,8 @@ from quart_schema import (
 
 from app.app_state import agent_service, app_settings, stream_runs
 from app.asking.accept import accept_unique, ask_response_headers
-from app.asking.validation import AskBody, query_args_payload, read_json_object
+from app.asking.bodies import query_args_payload, read_json_object
+from app.asking.validation import AskBody
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext, end_envelope, error_event_envelope

@@ -6,7 +6,8 @@ from quart import Blueprint, g, request
 from quart_schema import document_querystring, document_request, document_response
 
 from app.app_state import app_settings
-from app.asking.validation import check_thread_id_format, check_thread_owner, read_json_object
+from app.asking.bodies import read_json_object
+from app.asking.validation import check_thread_id_format, check_thread_owner
 from app.auth import authorize_user, require_admin
 from app.envelope import success_envelope
 from app.memory_requests import (

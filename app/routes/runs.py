@@ -9,7 +9,8 @@ from quart import Blueprint, request
 from quart_schema import document_querystring, document_request, document_response
 
 from app.app_state import stream_runs
-from app.asking.validation import MAX_USER_ID_CHARS, check_user_id, optional_json_object
+from app.asking.bodies import optional_json_object
+from app.asking.validation import MAX_USER_ID_CHARS, check_user_id
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors

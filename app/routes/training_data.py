@@ -8,7 +8,7 @@ from quart import Blueprint, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import app_settings
-from app.asking.validation import read_json_object
+from app.asking.bodies import read_json_object
 from app.auth import require_admin
 from app.envelope import success_envelope
 from app.memory_requests import (
