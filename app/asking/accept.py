@@ -57,10 +57,14 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
     """Like `accept`, and a new thread id is made unique across processes and hosts."""
-    ask = accept(payload)
-    if ask.is_new_thread:
-        thread_id = await unique_new_thread_id(
-            thread_id_clock(), stream_runs().store, ask.user_id, ask.thread_id
-        )
-        ask = replace(ask, thread_id=thread_id)
-    return ask
+    return await with_unique_thread_id(accept(payload))
+
+
+async def with_unique_thread_id(ask: AskRequest) -> AskRequest:
+    """Return `ask` with its new thread id (if new) reserved in the shared run store."""
+    if not ask.is_new_thread:
+        return ask
+    thread_id = await unique_new_thread_id(
+        thread_id_clock(), stream_runs().store, ask.user_id, ask.thread_id
+    )
+    return replace(ask, thread_id=thread_id)

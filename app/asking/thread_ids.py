@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from react_agent.errors import ServiceError
@@ -12,6 +13,11 @@ MAX_RESERVE_ATTEMPTS = 1000
 """New ids tried before giving up; each try is a later millisecond than the one before."""
 
 
+def wall_clock_ms() -> int:
+    """Return the wall clock's time in milliseconds since the epoch."""
+    return time.time_ns() // 1_000_000
+
+
 class ThreadIdClock:
     """Hands out strictly increasing millisecond stamps, so ids never repeat in a process.
 
@@ -19,12 +25,14 @@ class ThreadIdClock:
     clock by a few milliseconds and catches up as soon as the burst ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, now_ms: Callable[[], int] | None = None) -> None:
+        self.now_ms = now_ms or wall_clock_ms
+        """Where the milliseconds come from (the wall clock; a fixed one in tests)."""
         self._last_ms = 0
 
     def next_ms(self) -> int:
         """Return a millisecond timestamp greater than every earlier one."""
-        self._last_ms = max(time.time_ns() // 1_000_000, self._last_ms + 1)
+        self._last_ms = max(self.now_ms(), self._last_ms + 1)
         return self._last_ms
 
     def new_thread_id(self, user_id: str) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.asking.thread_ids import ThreadIdClock
+from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import validate_ask_request
 from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line
@@ -45,11 +45,14 @@ class DataTools:
         ask = validate_ask_request(payload, self.clock)
         if key is not None and not key.allows(ask.user_id):
             raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
-        run = (
-            await self.get_service()
-            .require_runner()
-            .start(ask.question, ask.thread_id, lang=ask.lang)
-        )
+        service = self.get_service()
+        thread_id = ask.thread_id
+        if ask.is_new_thread and service.run_events is not None:
+            # Reserved in the shared store, as the ask routes do: unique across processes.
+            thread_id = await unique_new_thread_id(
+                self.clock, service.run_events, ask.user_id, thread_id
+            )
+        run = await service.require_runner().start(ask.question, thread_id, lang=ask.lang)
         try:
             async for _, event in run.follow(0):
                 if isinstance(event, NodeFinished):
@@ -64,7 +67,7 @@ class DataTools:
             "columns": records.get("columns", []),
             "rows": (records.get("rows") or [])[:TABLE_ROWS],
             "total_row_count": records.get("total_row_count", 0),
-            "conversation_id": ask.thread_id,
+            "conversation_id": thread_id,
         }
 
     async def list_tables(self) -> list[str]:

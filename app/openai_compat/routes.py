@@ -11,6 +11,7 @@ from quart import Blueprint, Response, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import agent_service, app_settings, thread_id_clock
+from app.asking.accept import with_unique_thread_id
 from app.asking.bodies import read_json_object
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
@@ -72,7 +73,7 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     new one; its id comes back in the X-Conversation-Id header and as `conversation_id`.
     """
     body = parse_chat_request(await read_json_object(request))
-    ask = accept_chat_request(body)
+    ask = await with_unique_thread_id(accept_chat_request(body))
     runner = agent_service().require_runner()
     run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
     g.conversation_id = ask.thread_id

@@ -7,16 +7,13 @@ import json
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.support.held_runs import service_env, start_service
+from tests.support.mcp_client import http_session
 from tests.support.scripted_model import answer, call_tool
 from tests.support.service_process import stop_process
 
@@ -27,18 +24,6 @@ REGION_SQL = (
     "SELECT r.region_name AS region, COUNT(*) AS stores FROM stores s "
     "JOIN regions r ON r.region_id = s.region_id GROUP BY r.region_name"
 )
-
-
-@asynccontextmanager
-async def http_session(base_url: str, key: str | None = None) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {key}"} if key else None
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        streamable_http_client(f"{base_url}/mcp", http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
 
 
 def structured(result) -> dict:

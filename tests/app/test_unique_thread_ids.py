@@ -5,13 +5,18 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from urllib.parse import quote
 
 import pytest
 
+from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.thread_locks import PostgresThreadLocks
+from tests.support.live_server import ServiceClient, running_service
+from tests.support.mcp_client import http_session
+from tests.support.scripted_model import answer
 
 NEW_CONVERSATIONS = 1000
 ID_FORMAT = re.compile(r"^guest:\d{17}$")
@@ -53,3 +58,44 @@ async def test_a_thousand_concurrent_new_conversations_over_two_processes_get_di
     ids = await asyncio.gather(*(new_id(n) for n in range(NEW_CONVERSATIONS)))
     assert len(set(ids)) == NEW_CONVERSATIONS
     assert all(ID_FORMAT.match(thread_id) for thread_id in ids)
+
+
+def id_at(ms: int, user_id: str) -> str:
+    """Return the thread id a clock standing at `ms` hands out first."""
+    return ThreadIdClock(now_ms=lambda: ms).new_thread_id(user_id)
+
+
+@pytest.fixture
+async def service_on_postgres(settings, model, postgres_database) -> AsyncIterator[ServiceClient]:
+    """Yield the app over real HTTP keeping its state (and the thread_ids) in PostgreSQL."""
+    shared = settings.model_copy(update={"checkpoint_database_url": postgres_database})
+    async with running_service(shared, model=model) as client:
+        yield client
+
+
+async def test_every_way_in_skips_a_new_id_that_another_process_took(service_on_postgres, model):
+    """The ask route, /v1/chat/completions and MCP's ask_data all reserve new ids."""
+    service = service_on_postgres
+    model.replies = [answer("一"), answer("二"), answer("三")]
+    clock = thread_id_clock_of(service.app)
+    store = agent_service_of(service.app).run_events
+    frozen = clock.next_ms() + 3_600_000  # an hour ahead: no id of this test run is there yet
+    clock.now_ms = lambda: frozen  # stopped: the clock now counts up one ms per id
+    taken = [id_at(frozen + n, "wang1") for n in (0, 2, 4)]
+    for thread_id in taken:
+        assert await store.reserve_thread_id(thread_id)  # "another process" took it
+
+    status, body = await service.ask(question="第一", user_id="wang1")
+    assert status == 200 and body["data"]["conversation_id"] == id_at(frozen + 1, "wang1")
+
+    response = await service.http.post(
+        "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "第二"}], "user": "wang1"},
+    )
+    assert response.status_code == 200
+    assert response.headers["x-conversation-id"] == quote(id_at(frozen + 3, "wang1"), safe=":")
+
+    async with http_session(service.base_url) as session:
+        result = await session.call_tool("ask_data", {"question": "第三", "user_id": "wang1"})
+    assert not result.is_error, result.content
+    assert result.structured_content["conversation_id"] == id_at(frozen + 5, "wang1")
