@@ -77,10 +77,13 @@ class RunNotifications:
                 raise
             except Exception as exc:
                 logger.warning("run notifications: %s; listening again shortly", exc)
-            # Wake everyone: they re-read, so nothing sent while not listening is missed.
-            for run_id in list(self._wakers):
-                self.wake(run_id)
+            self._wake_all()
             await asyncio.sleep(RECONNECT_DELAY)
+
+    def _wake_all(self) -> None:
+        """Wake every follower: they re-read, so nothing sent while not listening is missed."""
+        for run_id in list(self._wakers):
+            self.wake(run_id)
 
     async def _listen(self) -> None:
         conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
@@ -94,6 +97,8 @@ class RunNotifications:
         async with connection:
             await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
+            # Listening (again): what was sent before now is read at once, not at the next poll.
+            self._wake_all()
             async for notification in connection.notifies():
                 if notification.channel == CANCEL_CHANNEL:
                     self.on_cancel(notification.payload)

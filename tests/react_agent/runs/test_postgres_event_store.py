@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import psycopg
-import pytest
 
-from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.run_store_schema import MIGRATIONS
-from react_agent.runs.thread_locks import PostgresThreadLocks
 
 THREAD = "wang1:20250131103000001"
 
@@ -20,24 +15,6 @@ THREAD = "wang1:20250131103000001"
 def closing_events(record: RunRecord) -> list[dict]:
     """Return the events a follower writes for a run whose owner died."""
     return [{"data": {"type": "error"}}, {"data": {"type": "end"}}]
-
-
-@pytest.fixture
-async def two_stores(postgres_database: str) -> AsyncIterator[tuple[PostgresRunEvents, ...]]:
-    """Yield stores on two separate pools of one database: two service processes."""
-    stores, closers = [], []
-    for name in ("process-1", "process-2"):
-        pool = await open_pool(postgres_database, name=name, max_size=4)
-        locks = PostgresThreadLocks(pool)
-        stores.append(PostgresRunEvents(pool, locks, ttl=60, max_run_seconds=60))
-        closers += [pool.close, locks.aclose]
-    try:
-        yield tuple(stores)
-    finally:
-        for store in stores:
-            await store.aclose()
-        for close in reversed(closers):
-            await close()
 
 
 async def test_both_processes_migrate_at_once_and_the_tables_get_every_version_once(
