@@ -37,7 +37,9 @@ THREAD_PREFIX = "thread:"
 """A cancel notification for `thread:<thread_id>` names a thread rather than a run."""
 
 LOCAL_TTL = 120.0
-"""Seconds this process keeps the runs it executed in memory too, for its own followers."""
+"""Most seconds this process keeps the runs it executed in memory too, for its own followers
+(never longer than RUN_EVENTS_TTL: the owner must not replay a run the others have forgotten;
+after it, the owner reads the tables like anyone)."""
 
 
 def liveness_key(run_id: str) -> str:
@@ -71,7 +73,7 @@ class PostgresRunEvents:
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
         self.owner = process_owner_id()
-        self.local = InProcessRunEvents(LOCAL_TTL)
+        self.local = InProcessRunEvents(min(ttl, LOCAL_TTL))
         self.notifications = RunNotifications(pool, self._cancel_local)
         self._alive: dict[str, Release] = {}
         self._migrated = False

@@ -8,6 +8,8 @@ import psycopg
 
 from react_agent.runs.event_store import FINISHED, RunRecord
 from react_agent.runs.run_store_schema import MIGRATIONS
+from tests.support.held_runs import poll_until
+from tests.support.run_stores import open_two_stores
 
 THREAD = "wang1:20250131103000001"
 
@@ -94,3 +96,29 @@ async def test_a_thread_id_is_reserved_by_one_process_only(two_stores):
         *(store.reserve_thread_id(THREAD) for store in (here, there, here, there))
     )
     assert sorted(results) == [False, False, False, True]
+
+
+async def test_an_ended_run_is_deleted_after_the_ttl_and_forgotten_by_its_owner_too(
+    postgres_database,
+):
+    async with open_two_stores(postgres_database, ttl=1.0) as (owner, other):
+        await owner.open_run(RunRecord("run4", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+        await owner.append("run4", 1, {"n": 1})
+        await owner.finish("run4")
+        assert (await other.record("run4")).status == FINISHED
+        other.start()  # its expiry runs every ttl / 2
+
+        async def deleted() -> bool:
+            return await other.record("run4") is None
+
+        assert await poll_until(deleted, True, timeout=30)
+        assert await owner.record("run4") is None  # not kept in memory past the TTL
+        assert [
+            seq
+            async for seq, _ in owner.follow(
+                "run4", 0, idle_timeout=60, on_abandoned=closing_events
+            )
+        ] == []
+        with psycopg.connect(postgres_database) as connection:
+            left = connection.execute("SELECT count(*) FROM run_events WHERE run_id = 'run4'")
+            assert left.fetchone() == (0,)
