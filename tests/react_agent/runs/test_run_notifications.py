@@ -4,40 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-import psycopg
-
 from react_agent.runs.event_store import RunRecord
 from tests.react_agent.runs.test_postgres_event_store import THREAD, closing_events
-
-RECONNECTED = 30.0
-"""Seconds the listeners get to connect again (they retry every second)."""
-
-
-async def listening_backends(database: str) -> set[int]:
-    """Return the pids of the sessions on `database` that listen (their last query, done)."""
-    async with await psycopg.AsyncConnection.connect(database, autocommit=True) as connection:
-        cursor = await connection.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-            " AND state = 'idle' AND query LIKE 'LISTEN %%' AND pid <> pg_backend_pid()"
-        )
-        return {pid for (pid,) in await cursor.fetchall()}
-
-
-async def wait_for_listeners(database: str, count: int, besides: set[int]) -> set[int]:
-    """Wait until `count` sessions other than `besides` listen; return their pids."""
-    async with asyncio.timeout(RECONNECTED):
-        while True:
-            fresh = await listening_backends(database) - besides
-            if len(fresh) >= count:
-                return fresh
-            await asyncio.sleep(0.05)
-
-
-async def terminate(database: str, pids: set[int]) -> None:
-    """End those sessions from the server side, as a restart or a network fault would."""
-    async with await psycopg.AsyncConnection.connect(database, autocommit=True) as connection:
-        for pid in pids:
-            await connection.execute("SELECT pg_terminate_backend(%s)", (pid,))
+from tests.support.run_stores import RECONNECTED, terminate, wait_for_listeners
 
 
 async def test_a_listener_whose_connection_died_listens_again_and_loses_nothing(
