@@ -18,6 +18,9 @@ EVENTS_CHANNEL = "run_events"
 CANCEL_CHANNEL = "run_cancel"
 """NOTIFY channel whose payload is the id of a run to cancel."""
 
+LISTEN_SESSION_NAME = "react-agent run notifications"
+"""application_name of the listening session, unless the connection settings name one."""
+
 RECONNECT_DELAY = 1.0
 """Seconds between attempts to open the listening connection again after it broke."""
 
@@ -89,8 +92,12 @@ class RunNotifications:
         conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
         kwargs.pop("row_factory", None)
         kwargs["autocommit"] = True
+        kwargs.setdefault("fallback_application_name", LISTEN_SESSION_NAME)
+        # A session that only listens must notice a server that vanished without a word.
         kwargs.setdefault("keepalives", 1)
         kwargs.setdefault("keepalives_idle", 30)
+        kwargs.setdefault("keepalives_interval", 10)
+        kwargs.setdefault("keepalives_count", 3)
         connection: psycopg.AsyncConnection[Any] = await psycopg.AsyncConnection.connect(
             str(conninfo), **kwargs
         )

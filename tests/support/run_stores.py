@@ -10,6 +10,7 @@ import psycopg
 
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.postgres_event_store import PostgresRunEvents
+from react_agent.runs.run_notifications import LISTEN_SESSION_NAME
 from react_agent.runs.thread_locks import PostgresThreadLocks
 
 
@@ -52,7 +53,8 @@ async def listening_backends(database: str) -> set[int]:
     async with await psycopg.AsyncConnection.connect(database, autocommit=True) as connection:
         cursor = await connection.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-            " AND state = 'idle' AND query LIKE 'LISTEN %%' AND pid <> pg_backend_pid()"
+            " AND application_name = %s AND state = 'idle' AND query LIKE 'LISTEN %%'",
+            (LISTEN_SESSION_NAME,),
         )
         return {pid for (pid,) in await cursor.fetchall()}
 
