@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
@@ -34,12 +34,20 @@ class RunNotifications:
     Args:
         pool: The pool whose conninfo the listening connection uses (not its connections).
         on_cancel: Called with a run id when some process asks for that run's cancellation.
+        on_listening: Awaited each time the session listens (again), to catch up on what
+            was asked while it did not (a cancel notification is not sent twice).
 
     """
 
-    def __init__(self, pool: AsyncConnectionPool, on_cancel: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        on_cancel: Callable[[str], None],
+        on_listening: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.pool = pool
         self.on_cancel = on_cancel
+        self.on_listening = on_listening
         self._wakers: dict[str, asyncio.Event] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -88,6 +96,14 @@ class RunNotifications:
         for run_id in list(self._wakers):
             self.wake(run_id)
 
+    async def _catch_up(self) -> None:
+        if self.on_listening is None:
+            return
+        try:
+            await self.on_listening()
+        except Exception as exc:  # the notifications still come; only the catch-up failed
+            logger.warning("run notifications: could not catch up: %s", exc)
+
     async def _listen(self) -> None:
         conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
         kwargs.pop("row_factory", None)
@@ -106,6 +122,7 @@ class RunNotifications:
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
             # Listening (again): what was sent before now is read at once, not at the next poll.
             self._wake_all()
+            await self._catch_up()
             async for notification in connection.notifies():
                 if notification.channel == CANCEL_CHANNEL:
                     self.on_cancel(notification.payload)

@@ -70,3 +70,17 @@ async def test_an_interrupt_notice_after_the_listener_reconnected_reaches_the_th
     await wait_for_listeners(postgres_database, 1, first)
     await other.request_thread_cancel(THREAD)
     assert await asyncio.wait_for(interrupted.get(), RECONNECTED) == THREAD
+
+
+async def test_a_cancel_asked_while_the_owner_was_not_listening_reaches_it_once_it_listens(
+    two_stores,
+):
+    owner, other = two_stores
+    cancelled, untouched = asyncio.Event(), asyncio.Event()
+    await owner.open_run(RunRecord("run2", THREAD, "wang1", "zh-CN", owner.owner), cancelled.set)
+    await owner.open_run(RunRecord("run3", THREAD, "wang1", "zh-CN", owner.owner), untouched.set)
+    await other.request_cancel("run2")  # nobody listens in the owner: the NOTIFY is lost
+    assert not cancelled.is_set()
+    owner.start()  # listening now (as after a reconnect): it finds the cancel asked for
+    await asyncio.wait_for(cancelled.wait(), RECONNECTED)
+    assert not untouched.is_set()
