@@ -123,3 +123,48 @@ async def _check_queue_full_on_both_endpoints(svc) -> None:
     assert [e.type for e in shown] == ["error", "end"]
     assert shown[0].envelope["code"] == 503
     assert shown[0].data["error_type"] == "QUEUE_FULL" and shown[0].data["can_retry"] is True
+
+
+async def test_a_waiting_stream_whose_client_leaves_gives_up_its_place_and_is_never_asked(
+    settings,
+):
+    model = ScriptedChatModel(replies=[answer("A"), answer("C")])
+    model.gates[0], model.entered[0] = asyncio.Event(), asyncio.Event()
+    limited = settings.model_copy(
+        update={"runs_max_active": 1, "runs_max_queued": 2, "stream_resume_grace": 0.0}
+    )
+    async with running_service(limited, model=model) as svc:
+        admission = svc.app.extensions["agent"].runner.admission
+        try:
+            async with open_stream(svc.http, json={"question": "a", "thread_id": "u:1"}) as (_, a):
+                assert (await anext(a)).type == "started"
+                await model.entered[0].wait()
+                async with open_stream(svc.http, json={"question": "b", "thread_id": "u:2"}) as (
+                    _,
+                    b,
+                ):
+                    assert (await anext(b)).type == "started"
+                    assert (await anext(b)).data["position"] == 1
+                    async with open_stream(
+                        svc.http, json={"question": "c", "thread_id": "u:3"}
+                    ) as (_, c):
+                        assert [(await anext(c)).type, (await anext(c)).data["position"]] == [
+                            "started",
+                            2,
+                        ]
+                        await b.aclose()  # B's client goes, so does B (no grace)
+                        moved = await anext(c)
+                        assert moved.data["node"] == "__queued__" and moved.data["position"] == 1
+                        assert len(admission.queue) == 1
+                        model.gates[0].set()
+                        rest = [event async for event in c]
+                    assert [e.type for e in rest][-2:] == ["completed", "end"]
+                    assert rest[-2].data["response"] == "C"
+                assert [event async for event in a][-2].data["response"] == "A"
+            assert len(model.seen) == 2  # B was never asked
+            assert admission.active == 0 and not admission.queue
+            model.replies.append(answer("B, later"))
+            status, body = await svc.ask(question="b", thread_id="u:2")  # its thread is free
+            assert status == 200 and body["data"]["response"] == "B, later"
+        finally:
+            model.gates[0].set()
