@@ -52,9 +52,9 @@ class Settings(BaseSettings):
     postgres_pool_max_size: int = Field(
         default=10,
         ge=2,
-        description="Most connections per PostgreSQL pool. Each running question holds one "
-        "of the checkpointer pool's (its thread lock), so this also caps concurrent "
-        "questions per process at one less than it.",
+        description="Most connections per PostgreSQL pool. A running question borrows one "
+        "only to read or write its checkpoints (the thread claims of a process share one "
+        "session of their own, and its LISTEN one more).",
     )
     postgres_pool_max_lifetime: float = Field(
         default=1800.0, gt=0, description="Seconds after which a pooled connection is replaced."

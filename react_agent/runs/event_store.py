@@ -7,6 +7,7 @@ import os
 import socket
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -103,15 +104,21 @@ class _LocalRun:
 class InProcessRunEvents:
     """Run events in this process's memory: enough for one process (SQLite or memory).
 
+    An ended run is forgotten `ttl` seconds after it ended: every look-up first drops the
+    runs whose time is up (oldest first, so each look-up costs only what it drops).
+
     Args:
         ttl: Seconds an ended run stays resumable.
+        clock: Monotonic seconds (a test may drive its own).
 
     """
 
-    def __init__(self, ttl: float) -> None:
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.owner = process_owner_id()
         self.ttl = ttl
+        self.clock = clock
         self._runs: dict[str, _LocalRun] = {}
+        self._ended: deque[tuple[float, str]] = deque()
 
     async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
         """Register a run this process executes."""
@@ -119,7 +126,8 @@ class InProcessRunEvents:
         self._runs[record.run_id] = _LocalRun(record, cancel)
 
     def has(self, run_id: str) -> bool:
-        """Whether the run is kept here."""
+        """Whether the run is kept here (not ended more than `ttl` seconds ago)."""
+        self._expire()
         return run_id in self._runs
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
@@ -132,13 +140,15 @@ class InProcessRunEvents:
     async def finish(self, run_id: str) -> None:
         """Mark the run as ended and wake its followers."""
         run = self._runs.get(run_id)
-        if run is not None:
-            run.ended, run.ended_at = True, time.monotonic()
+        if run is not None and not run.ended:
+            run.ended, run.ended_at = True, self.clock()
+            self._ended.append((run.ended_at, run_id))
             run.record = _with_status(run.record, FINISHED)
             run.wake()
 
     async def record(self, run_id: str) -> RunRecord | None:
         """Return the run kept here, if any."""
+        self._expire()
         run = self._runs.get(run_id)
         return None if run is None else run.record
 
@@ -151,6 +161,7 @@ class InProcessRunEvents:
         on_abandoned: AbandonedPayloads | None = None,
     ) -> AsyncIterator[tuple[int, Payload | None]]:
         """Yield the run's events after `after` until it ended (a run here never dies alone)."""
+        self._expire()
         run = self._runs.get(run_id)
         if run is None:
             return
@@ -183,11 +194,14 @@ class InProcessRunEvents:
     async def aclose(self) -> None:
         """Forget every run."""
         self._runs.clear()
+        self._ended.clear()
 
     def _expire(self) -> None:
-        cutoff = time.monotonic() - self.ttl
-        for run_id in [k for k, r in self._runs.items() if r.ended and r.ended_at < cutoff]:
-            del self._runs[run_id]
+        """Forget the runs that ended more than `ttl` seconds ago."""
+        cutoff = self.clock() - self.ttl
+        while self._ended and self._ended[0][0] <= cutoff:
+            _, run_id = self._ended.popleft()
+            self._runs.pop(run_id, None)
 
 
 def _with_status(record: RunRecord, status: str) -> RunRecord:

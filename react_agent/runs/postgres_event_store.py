@@ -37,7 +37,9 @@ THREAD_PREFIX = "thread:"
 """A cancel notification for `thread:<thread_id>` names a thread rather than a run."""
 
 LOCAL_TTL = 120.0
-"""Seconds this process keeps the runs it executed in memory too, for its own followers."""
+"""Most seconds this process keeps the runs it executed in memory too, for its own followers
+(never longer than RUN_EVENTS_TTL: the owner must not replay a run the others have forgotten;
+after it, the owner reads the tables like anyone)."""
 
 
 def liveness_key(run_id: str) -> str:
@@ -71,8 +73,10 @@ class PostgresRunEvents:
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
         self.owner = process_owner_id()
-        self.local = InProcessRunEvents(LOCAL_TTL)
-        self.notifications = RunNotifications(pool, self._cancel_local)
+        self.local = InProcessRunEvents(min(ttl, LOCAL_TTL))
+        self.notifications = RunNotifications(
+            pool, self._cancel_local, on_listening=self._cancel_asked_while_not_listening
+        )
         self._alive: dict[str, Release] = {}
         self._migrated = False
         self._migrating = asyncio.Lock()
@@ -198,11 +202,21 @@ class PostgresRunEvents:
         return float(rows[0][0]) if rows and rows[0][0] is not None else None
 
     async def request_cancel(self, run_id: str) -> None:
-        """Cancel the run here if it is ours, else tell its owner through NOTIFY."""
+        """Cancel the run here if it is ours, else mark it and tell its owner through NOTIFY.
+
+        The mark is for an owner that was not listening just then: it reads the marks of
+        its runs each time it listens again.
+        """
         if self.local.has(run_id):
             await self.local.request_cancel(run_id)
         else:
-            await self._execute(f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (run_id,))
+            await self.ensure_tables()
+            await self._execute(
+                "WITH asked AS (UPDATE runs SET cancel_requested = true"
+                " WHERE run_id = %s AND status = 'running')"
+                f" SELECT pg_notify('{CANCEL_CHANNEL}', %s)",
+                (run_id, run_id),
+            )
 
     async def reserve_thread_id(self, thread_id: str) -> bool:
         """Insert the id into `thread_ids`; False if some process inserted it first."""
@@ -253,6 +267,16 @@ class PostgresRunEvents:
                 self.on_thread_cancel(run_id.removeprefix(THREAD_PREFIX))
         elif self.local.has(run_id):
             asyncio.get_running_loop().create_task(self.local.request_cancel(run_id))
+
+    async def _cancel_asked_while_not_listening(self) -> None:
+        """Cancel this process's runs whose cancellation was asked for (the mark stays)."""
+        await self.ensure_tables()
+        rows = await self._fetch(
+            "SELECT run_id FROM runs WHERE owner = %s AND status = 'running' AND cancel_requested",
+            (self.owner,),
+        )
+        for (run_id,) in rows:
+            self._cancel_local(run_id)
 
     async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
         """Say this follower is here; close the run if its owner died. True if closed now."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
@@ -17,6 +17,9 @@ EVENTS_CHANNEL = "run_events"
 
 CANCEL_CHANNEL = "run_cancel"
 """NOTIFY channel whose payload is the id of a run to cancel."""
+
+LISTEN_SESSION_NAME = "react-agent run notifications"
+"""application_name of the listening session, unless the connection settings name one."""
 
 RECONNECT_DELAY = 1.0
 """Seconds between attempts to open the listening connection again after it broke."""
@@ -31,12 +34,20 @@ class RunNotifications:
     Args:
         pool: The pool whose conninfo the listening connection uses (not its connections).
         on_cancel: Called with a run id when some process asks for that run's cancellation.
+        on_listening: Awaited each time the session listens (again), to catch up on what
+            was asked while it did not (a cancel notification is not sent twice).
 
     """
 
-    def __init__(self, pool: AsyncConnectionPool, on_cancel: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        on_cancel: Callable[[str], None],
+        on_listening: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.pool = pool
         self.on_cancel = on_cancel
+        self.on_listening = on_listening
         self._wakers: dict[str, asyncio.Event] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -77,23 +88,41 @@ class RunNotifications:
                 raise
             except Exception as exc:
                 logger.warning("run notifications: %s; listening again shortly", exc)
-            # Wake everyone: they re-read, so nothing sent while not listening is missed.
-            for run_id in list(self._wakers):
-                self.wake(run_id)
+            self._wake_all()
             await asyncio.sleep(RECONNECT_DELAY)
+
+    def _wake_all(self) -> None:
+        """Wake every follower: they re-read, so nothing sent while not listening is missed."""
+        for run_id in list(self._wakers):
+            self.wake(run_id)
+
+    async def _catch_up(self) -> None:
+        if self.on_listening is None:
+            return
+        try:
+            await self.on_listening()
+        except Exception as exc:  # the notifications still come; only the catch-up failed
+            logger.warning("run notifications: could not catch up: %s", exc)
 
     async def _listen(self) -> None:
         conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
         kwargs.pop("row_factory", None)
         kwargs["autocommit"] = True
+        kwargs.setdefault("fallback_application_name", LISTEN_SESSION_NAME)
+        # A session that only listens must notice a server that vanished without a word.
         kwargs.setdefault("keepalives", 1)
         kwargs.setdefault("keepalives_idle", 30)
+        kwargs.setdefault("keepalives_interval", 10)
+        kwargs.setdefault("keepalives_count", 3)
         connection: psycopg.AsyncConnection[Any] = await psycopg.AsyncConnection.connect(
             str(conninfo), **kwargs
         )
         async with connection:
             await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
+            # Listening (again): what was sent before now is read at once, not at the next poll.
+            self._wake_all()
+            await self._catch_up()
             async for notification in connection.notifies():
                 if notification.channel == CANCEL_CHANNEL:
                     self.on_cancel(notification.payload)

@@ -43,6 +43,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX thread_ids_created_at ON thread_ids (created_at);
     """,
+    # 3: a cancel asked for is kept, so an owner that was not listening (its LISTEN
+    # session was reconnecting) still finds it once it listens again.
+    """
+    ALTER TABLE runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
+    """,
 )
 """Each entry is one schema version; append new ones, never edit applied ones."""
 

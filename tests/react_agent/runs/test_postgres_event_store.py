@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import psycopg
-import pytest
 
-from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.run_store_schema import MIGRATIONS
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from tests.support.held_runs import poll_until
+from tests.support.run_stores import open_two_stores
 
 THREAD = "wang1:20250131103000001"
 
@@ -20,24 +17,6 @@ THREAD = "wang1:20250131103000001"
 def closing_events(record: RunRecord) -> list[dict]:
     """Return the events a follower writes for a run whose owner died."""
     return [{"data": {"type": "error"}}, {"data": {"type": "end"}}]
-
-
-@pytest.fixture
-async def two_stores(postgres_database: str) -> AsyncIterator[tuple[PostgresRunEvents, ...]]:
-    """Yield stores on two separate pools of one database: two service processes."""
-    stores, closers = [], []
-    for name in ("process-1", "process-2"):
-        pool = await open_pool(postgres_database, name=name, max_size=4)
-        locks = PostgresThreadLocks(pool)
-        stores.append(PostgresRunEvents(pool, locks, ttl=60, max_run_seconds=60))
-        closers += [pool.close, locks.aclose]
-    try:
-        yield tuple(stores)
-    finally:
-        for store in stores:
-            await store.aclose()
-        for close in reversed(closers):
-            await close()
 
 
 async def test_both_processes_migrate_at_once_and_the_tables_get_every_version_once(
@@ -117,3 +96,29 @@ async def test_a_thread_id_is_reserved_by_one_process_only(two_stores):
         *(store.reserve_thread_id(THREAD) for store in (here, there, here, there))
     )
     assert sorted(results) == [False, False, False, True]
+
+
+async def test_an_ended_run_is_deleted_after_the_ttl_and_forgotten_by_its_owner_too(
+    postgres_database,
+):
+    async with open_two_stores(postgres_database, ttl=1.0) as (owner, other):
+        await owner.open_run(RunRecord("run4", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+        await owner.append("run4", 1, {"n": 1})
+        await owner.finish("run4")
+        assert (await other.record("run4")).status == FINISHED
+        other.start()  # its expiry runs every ttl / 2
+
+        async def deleted() -> bool:
+            return await other.record("run4") is None
+
+        assert await poll_until(deleted, True, timeout=30)
+        assert await owner.record("run4") is None  # not kept in memory past the TTL
+        assert [
+            seq
+            async for seq, _ in owner.follow(
+                "run4", 0, idle_timeout=60, on_abandoned=closing_events
+            )
+        ] == []
+        with psycopg.connect(postgres_database) as connection:
+            left = connection.execute("SELECT count(*) FROM run_events WHERE run_id = 'run4'")
+            assert left.fetchone() == (0,)
