@@ -288,6 +288,18 @@ class ConversationEnvelope(_Open):
     data: Conversation
 
 
+class SubagentStatus(_Open):
+    """Where one sub-agent of a running delegate call is."""
+
+    id: str = Field(description="`<tool_call_id>-<n>`, as in the events' `subagent`.")
+    description: str
+    status: Literal["waiting", "running", "completed", "failed"]
+    node: str = Field(description="The node it is about to run, or `__end__`.")
+    name: str = Field(description="The node's display name.")
+    icon: str
+    step: int = Field(description="Steps it has done (its last progress event's step).")
+
+
 class ThreadStatus(_Open):
     """Whether a thread is answering now, and in which step."""
 
@@ -305,6 +317,9 @@ class ThreadStatus(_Open):
     approval: dict[str, Any] | None = Field(
         default=None,
         description="With awaiting_approval: the pending SQL, its tables and interrupt_id.",
+    )
+    subagents: list[SubagentStatus] | None = Field(
+        default=None, description="While a delegate call runs: each of its sub-agents."
     )
 
 

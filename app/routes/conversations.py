@@ -10,6 +10,7 @@ from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
 from app.asking.approval_data import AWAITING_APPROVAL, approval_fields
+from app.asking.subagent_status import running_subagents
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.asking.validation import check_user_id
 from app.envelope import success_envelope
@@ -171,6 +172,7 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
 
     `name` and `icon` are the stream's display of the step: the node about to run while
     running, the node the run stopped before when interrupted there, else `__end__`.
+    While a delegate call runs, `subagents` says where each of its sub-agents is.
     """
     g.lang = request_lang()
     user_id = owned_thread(thread_id, query_args.user_id)
@@ -205,4 +207,8 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     if approval is not None and not running:
         # The pending SQL and what a resume must name (issue #13).
         data["approval"] = approval_fields(approval, thread_id, g.lang)
+    if running and conversation is not None:
+        subagents = await running_subagents(runner, thread_id, conversation["messages"], g.lang)
+        if subagents:
+            data["subagents"] = subagents
     return success_envelope(data, g.lang)

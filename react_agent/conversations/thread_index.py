@@ -36,6 +36,10 @@ _COUNT_USER_THREADS_SQL = (
 _COUNT_THREAD_CHECKPOINTS_SQL = (
     "SELECT COUNT(*) FROM checkpoints WHERE thread_id = {p} AND checkpoint_ns = ''"
 )
+_NAMESPACES_LIKE_SQL = (
+    "SELECT DISTINCT checkpoint_ns FROM checkpoints "
+    "WHERE thread_id = {p} AND checkpoint_ns LIKE {p}"
+)
 
 
 def user_range(user_id: str) -> tuple[str, str]:
@@ -79,6 +83,21 @@ async def count_thread_checkpoints(checkpointer: BaseCheckpointSaver, thread_id:
         return len(checkpointer.storage.get(thread_id, {}).get("", {}))
     rows = await _fetch(checkpointer, _COUNT_THREAD_CHECKPOINTS_SQL, (thread_id,))
     return int(rows[0][0]) if rows else 0
+
+
+async def namespaces_containing(
+    checkpointer: BaseCheckpointSaver, thread_id: str, part: str
+) -> list[str]:
+    """Return a thread's checkpoint namespaces that contain `part` (sub-agents' namespaces).
+
+    The public API reads a namespace it is given; which sub-agent namespaces a thread
+    has is read here (react_agent/subagents/progress.py names the part).
+    """
+    if isinstance(checkpointer, InMemorySaver):
+        return [ns for ns in checkpointer.storage.get(thread_id, {}) if part in ns]
+    # LIKE's wildcards in `part` (ids may hold '_') can only widen the match: filter again.
+    rows = await _fetch(checkpointer, _NAMESPACES_LIKE_SQL, (thread_id, f"%{part}%"))
+    return sorted(row[0] for row in rows if part in row[0])
 
 
 async def _fetch(

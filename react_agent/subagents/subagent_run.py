@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +21,9 @@ from react_agent.tools.results import result_artifacts
 
 SUBAGENT_NAMESPACE = "sql_subagent"
 """Name part of a sub-agent's checkpoint namespace under the parent thread."""
+
+ATTEMPT_SEPARATOR = "."
+"""Between a sub-agent's id and the attempt part of its namespace (see subagent_config)."""
 
 
 @dataclass
@@ -51,11 +55,17 @@ def subagent_config(
     """Return the config a sub-agent runs with: its own step limit and checkpoint namespace.
 
     The namespace nests under the calling tool's, so the sub-agent's checkpoints are kept
-    in the parent thread (LangGraph subgraph namespaces) apart from its siblings'.
+    in the parent thread (LangGraph subgraph namespaces) apart from its siblings':
+    `sql_subagent:<tool_call_id>-<n>.<attempt>`. The attempt part is new on every call, so
+    a re-run of the same tool call (a resume of the parent from the checkpoint before its
+    tools) starts each sub-agent afresh instead of resuming a stale checkpoint of the
+    first attempt, whose finished sub-agents would answer nothing and whose unfinished
+    ones would go on with the old messages.
     """
     configurable = dict(config.get("configurable") or {})
     parent_ns = configurable.get("checkpoint_ns") or ""
-    own = f"{SUBAGENT_NAMESPACE}:{subagent_id}"
+    attempt = uuid.uuid4().hex[:8]
+    own = f"{SUBAGENT_NAMESPACE}:{subagent_id}{ATTEMPT_SEPARATOR}{attempt}"
     configurable["checkpoint_ns"] = f"{parent_ns}|{own}" if parent_ns else own
     return {**config, "configurable": configurable, "recursion_limit": recursion_limit}
 

@@ -141,3 +141,36 @@ async def test_a_disconnect_cancels_every_sub_agents_model_call_and_query(settin
         # The other sub-agent's query stopped long before its 60 s timeout.
         assert await eventually(lambda: agent.database.running_queries == 0)
         assert SALES not in model.cancelled  # it was in its query, not a model call
+
+
+async def test_the_cancel_route_stops_every_sub_agents_model_call_and_query(settings):
+    slow_sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
+    )
+    querying = ScriptedChatModel(replies=[call_tool("run_sql", sql=slow_sql), answer("x")])
+    waiting = sub_script(TOP_SQL, "y")
+    waiting.gates[0], waiting.entered[0] = asyncio.Event(), asyncio.Event()  # never released
+    model = routed([delegate_both(), answer("after")], querying, waiting)
+    patient = settings.model_copy(update={"sql_timeout": 60.0})
+    async with running_service(patient, model=model) as svc:
+        agent = svc.app.extensions["agent"]
+        async with open_stream(svc.http, json={"question": QUESTION, "thread_id": THREAD}) as (
+            _,
+            events,
+        ):
+            started = await anext(events)
+            await asyncio.wait_for(waiting.entered[0].wait(), 10)
+            assert await eventually(lambda: agent.database.running_queries == 1)
+            run_id = started.id.partition(":")[0]
+            cancelled = await svc.http.post(
+                f"/api/v0/react/runs/{run_id}/cancel", json={"user_id": "wang1"}
+            )
+            rest = [event async for event in events]
+        # The other sub-agent's query stopped long before its 60 s timeout.
+        assert await eventually(lambda: agent.database.running_queries == 0)
+
+    assert cancelled.status_code == 200 and cancelled.json()["data"]["status"] == "cancelling"
+    assert [e.type for e in rest][-2:] == ["error", "end"]
+    assert rest[-2].data["error_type"] == "RUN_CANCELLED"
+    assert model.cancelled == [TOP]  # the held sub-agent's model call
+    assert not any(e.type == "completed" for e in rest)
