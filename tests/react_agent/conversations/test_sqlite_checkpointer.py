@@ -15,7 +15,7 @@ CONFIG = {"configurable": {"thread_id": "wang:1", "checkpoint_ns": ""}}
 
 
 async def _write_the_same(saver: AsyncSqliteSaver) -> None:
-    """A checkpoint, a child with writes (plain channels and an error), as the loop writes."""
+    """Write a checkpoint, then a child with writes (plain channels and an error)."""
     first = empty_checkpoint()
     first["channel_values"] = {"messages": ["你好"], "sql": None}
     saved = await saver.aput(CONFIG, first, {"source": "input", "step": -1}, {})
