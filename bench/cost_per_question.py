@@ -26,6 +26,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -153,6 +154,26 @@ def _configurations(args: argparse.Namespace, stack: ExitStack) -> dict[str, str
     return urls
 
 
+async def _measure_all(
+    args: argparse.Namespace, base_url: str, urls: dict[str, str | None], data_root: Path
+) -> dict[str, dict[str, Any]]:
+    results: dict[str, dict[str, Any]] = {}
+    for name, url in urls.items():
+        for durability in args.durability.split(","):
+            label = f"{name}/{durability}"
+            settings = Settings(
+                openai_base_url=base_url,
+                llm_model="stub",
+                data_dir=data_root / label.replace("/", "-"),
+                checkpoint_database_url=url,
+                checkpoint_durability=durability,  # type: ignore[arg-type]
+                log_level=args.log_level,
+            )
+            print(f"measuring {label} ...", flush=True)
+            results[label] = await measure(settings, args)
+    return results
+
+
 def print_table(results: dict[str, dict[str, Any]]) -> None:
     """Print ms of CPU per question by area, one column per configuration."""
     names = list(results)
@@ -214,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper())
     for chatty in ("httpx", "httpx2", "openai"):
         logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
-    results: dict[str, dict[str, Any]] = {}
+    # A SIGTERM still stops the stub (the ExitStack unwinds).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     with ExitStack() as stack:
         processes = stack.enter_context(Processes(BENCH_DIR / "out" / "logs"))
         stub = processes.start(
@@ -224,20 +246,10 @@ def main(argv: list[str] | None = None) -> int:
             cwd=REPO,
         )
         base_url = wait_for_line(stub, "OPENAI_BASE_URL=", 60)
-        for name, url in _configurations(args, stack).items():
-            for durability in args.durability.split(","):
-                data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cost-")))
-                settings = Settings(
-                    openai_base_url=base_url,
-                    llm_model="stub",
-                    data_dir=data_dir,
-                    checkpoint_database_url=url,
-                    checkpoint_durability=durability,  # type: ignore[arg-type]
-                    log_level=args.log_level,
-                )
-                label = f"{name}/{durability}"
-                print(f"measuring {label} ...", flush=True)
-                results[label] = asyncio.run(measure(settings, args))
+        configurations = _configurations(args, stack)
+        data_root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cost-")))
+        # One event loop for all: langchain-openai shares its HTTP client across models.
+        results = asyncio.run(_measure_all(args, base_url, configurations, data_root))
     print_table(results)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, ensure_ascii=False, indent=2))
