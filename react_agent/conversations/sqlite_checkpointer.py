@@ -4,8 +4,8 @@ aiosqlite runs every call on the connection's own thread: a queue put, a thread 
 then the event loop woken through its self-pipe. AsyncSqliteSaver's `aput` takes three
 such trips (execute, close the cursor, commit) and `aput_writes` four (open a cursor,
 executemany, commit, close), and the graph saves a checkpoint and a task's writes at every
-step: about 80 trips per question of the benchmark, a third of its CPU
-(`python -m bench.cost_per_question`). Here the statement and its commit run in one trip;
+step: about 80 trips per question of the benchmark. Here the statement and its commit run
+in one trip, about 25 per question (3 ms less CPU, `python -m bench.cost_per_question`);
 what is written, and when it is committed, are the same (reads are the parent's).
 """
 
@@ -58,8 +58,8 @@ class SqliteCheckpointSaver(AsyncSqliteSaver):
 
         In WAL mode NORMAL syncs the log at checkpoints of the WAL, not at every commit: a
         commit survives the process being killed (the OS has it), only an OS crash or a
-        power cut can take the last ones. One fsync per graph step was most of a
-        question's wall time on its own (`python -m bench.cost_per_question`).
+        power cut can take the last ones. One fsync per graph step was about a sixth of a
+        question's wall time (`python -m bench.cost_per_question`).
         """
         await super().setup()
         if not self._synchronous_set:
