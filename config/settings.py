@@ -42,7 +42,8 @@ class Settings(BaseSettings):
     checkpoint_durability: Literal["sync", "async", "exit"] = Field(
         default="sync",
         description="When checkpoints are written: after every step (sync: a crash loses no "
-        "finished step, and /status sees the current node), in the background, or at the end.",
+        "finished step, and /status sees the current node), while the next step runs (async), "
+        "or once at the end (exit: cheapest, but a crash loses the whole question).",
     )
 
     # --- PostgreSQL pools (checkpointer and data database each have one) ---

@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.report.areas import AREAS, area_of
+
 _FRAME = re.compile(r"^(?P<func>.*?) \((?P<path>.*?)(?::(?P<line>\d+))?\)$")
 
 CATEGORIES: list[tuple[str, tuple[str, ...]]] = [
@@ -79,45 +81,9 @@ def category(path: str) -> str:
     return "other: " + _short(path).split("/")[0]
 
 
-COMPONENTS: list[tuple[str, tuple[str, ...]]] = [
-    (
-        "model calls: ChatOpenAI, openai SDK (request building), httpx",
-        ("/langchain_openai/", "/openai/", "httpx", "httpcore"),
-    ),
-    ("SQL guard: sqlglot parsing each query", ("/sqlglot/", "/react_agent/sql_guard")),
-    ("checkpointer: AsyncSqliteSaver, aiosqlite, serde", ("/langgraph/checkpoint/", "aiosqlite")),
-    ("tools: SQL on the sample database", ("/react_agent/database", "/react_agent/tools")),
-    (
-        "HTTP server: hypercorn, h11, quart, our routes and SSE",
-        # Not /app/__main__.py: it is at the root of every stack of the event loop.
-        (
-            "/hypercorn/",
-            "/h11/",
-            "/quart/",
-            "/werkzeug/",
-            "/app/routes/",
-            "/app/s",
-            "/app/e",
-            "/app/f",
-            "/app/v",
-            "/app/t",
-        ),
-    ),
-    ("nodes: react_agent/graph/", ("/react_agent/graph/",)),
-    ("langchain_core: callbacks, runnables, messages", ("/langchain_core/",)),
-    ("graph runtime: langgraph pregel, channels", ("/langgraph/",)),
-    ("runs: react_agent/runs/", ("/react_agent/runs/",)),
-]
-"""Where a stack's time is charged: the first component any of its frames belongs to."""
-
-
 def component(paths: list[str]) -> str:
-    """Return the component a stack belongs to (see COMPONENTS)."""
-    normalized = ["/" + path.lstrip("/") for path in paths]
-    for name, markers in COMPONENTS:
-        if any(marker in path for path in normalized for marker in markers):
-            return name
-    return "event loop and everything else"
+    """Return the area a stack belongs to (bench/report/areas.py, as cost_per_question)."""
+    return area_of(paths)
 
 
 def summarize_collapsed(
@@ -165,7 +131,7 @@ def summarize_collapsed(
         summary["samples_per_wall_second_pct"] = round(100 * total / (rate * seconds), 1)
     summary.update(
         {
-            "by_component_pct": pct(by_component, len(COMPONENTS) + 1),
+            "by_component_pct": pct(by_component, len(AREAS) + 1),
             "self_by_library_pct": pct(self_by_category, 25),
             "self_top_functions_pct": pct(self_by_function, top),
             "inclusive_top_frames_pct": pct(inclusive, top + 10),

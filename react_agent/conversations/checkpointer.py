@@ -7,9 +7,9 @@ from contextlib import asynccontextmanager
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
+from react_agent.conversations.sqlite_checkpointer import SqliteCheckpointSaver
 from react_agent.databases.urls import database_kind, sqlite_path_from_url
 
 
@@ -30,7 +30,7 @@ async def open_checkpointer(
     elif kind == "sqlite":
         path = sqlite_path_from_url(url)
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        async with SqliteCheckpointSaver.from_conn_string(str(path)) as saver:
             await saver.setup()
             yield saver
     else:

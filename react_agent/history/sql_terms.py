@@ -6,17 +6,25 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from react_agent.tools.sql_guard import QueryRejected, parse_statement
+
 
 def sql_terms(sql: str, dialect: str | None) -> tuple[list[str], list[str]]:
     """Return the tables (without the query's own CTEs) and the column names `sql` reads.
 
     Names are lower-case and sorted; a query sqlglot cannot parse
-    reads nothing as far as the history is concerned.
+    reads nothing as far as the history is concerned. A query that ran was parsed by the
+    SQL guard moments before: its tree is reused (sql_guard.parse_statement).
     """
     try:
-        root = sqlglot.parse_one(sql, read=dialect or None)
-    except SqlglotError:
-        return [], []
+        root = parse_statement(sql, dialect) if dialect else None
+    except QueryRejected:
+        root = None
+    if root is None:
+        try:
+            root = sqlglot.parse_one(sql, read=dialect or None)
+        except SqlglotError:
+            return [], []
     ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
     tables = [
         _qualified(table)

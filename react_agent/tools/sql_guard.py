@@ -146,7 +146,7 @@ def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -
         QueryRejected: The query breaks a rule; the reason says which and what to do.
 
     """
-    root = _parse_single_statement(sql, dialect)
+    root = parse_statement(sql, dialect)
     _check_statement_kind(root, sql, dialect)
     if dialect == "postgres":
         _check_no_unicode_escaped_names(sql)
@@ -155,6 +155,17 @@ def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -
     for table in _table_references(root):
         _check_table(table, dialect, allowed_tables)
     return sql
+
+
+@lru_cache(maxsize=256)
+def parse_statement(sql: str, dialect: str) -> exp.Expression:
+    """Return the parse tree of `sql`'s one statement; raise QueryRejected if it has not one.
+
+    Cached, so the history's description of a query that ran (react_agent/history/
+    sql_terms.py) reads the tree the guard parsed instead of parsing it again (about 1 ms
+    each). Callers only read the tree; none may change it.
+    """
+    return _parse_single_statement(sql, dialect)
 
 
 def is_table_allowed(name: str, dialect: str, allowed_tables: frozenset[str] | None) -> bool:
