@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.report.labels import LABELS, SIDES, cell, side_levels
+from bench.report.labels import LABELS, cell, label, side_levels, sides_in
+from bench.report.load_sections import admission_table, slow_section
+from bench.report.targets import targets_section
 
 
 def markdown(results: dict[str, Any]) -> str:
     """Return results.md for `results` (the content of results.json)."""
     sections = (
         _header,
+        targets_section,
         _overhead_table,
         _concurrency_table,
         _peer_ratio_table,
         _checkpointer_table,
+        admission_table,
+        slow_section,
         _profile_section,
         _notes,
     )
@@ -67,14 +72,14 @@ def _overhead_table(results: dict[str, Any]) -> list[str]:
         ),
     ]
     base = (in_process.get("astream") or {}).get("total_p50_ms")
-    for label, stats, ratio in rows:
+    for name, stats, ratio in rows:
         if not stats:
-            lines.append(f"| {label} | – | – | – | – | – | – |")
+            lines.append(f"| {name} | – | – | – | – | – | – |")
             continue
         if ratio is None and base and stats.get("total_p50_ms"):
             ratio = round(stats["total_p50_ms"] / base, 3)
         lines.append(
-            f"| {label} | {stats.get('completed')}/{stats.get('questions')} | "
+            f"| {name} | {stats.get('completed')}/{stats.get('questions')} | "
             f"{cell(stats.get('total_p50_ms'), 1)} | {cell(stats.get('total_mean_ms'), 1)} | "
             f"{cell(stats.get('total_p99_ms'), 1)} | {cell(ratio, 3)} | "
             f"{cell(stats.get('foreign_cpu_pct'), 0)}{' ⚠' if stats.get('disturbed') else ''} |"
@@ -101,16 +106,16 @@ def _concurrency_table(results: dict[str, Any]) -> list[str]:
         "| peak RSS MB | server CPU ms / question | CPU server / stub / client % | others % |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for side in SIDES:
+    for side in sides_in(results):
         entry = results.get(side) or {}
         if "error" in entry and not entry.get("levels"):
             lines.append(
-                f"| {LABELS[side]} | – | failed: {str(entry['error'])[:80]} | | | | | | | | |"
+                f"| {label(side)} | – | failed: {str(entry['error'])[:80]} | | | | | | | | |"
             )
             continue
         for level in side_levels(results, side).values():
             lines.append(
-                f"| {LABELS[side]} | {level['concurrency']} | "
+                f"| {label(side)} | {level['concurrency']} | "
                 f"{level['completed']}/{level['questions']}"
                 f"{'' if level.get('all_completed') else ' ⚠'} | "
                 f"{cell(level.get('throughput_qps'), 1)} | "
@@ -201,7 +206,7 @@ def _profile_section(results: dict[str, Any]) -> list[str]:
         return []
     lines = [
         "",
-        f"## 5. Where our service spends its Python CPU at c={profile.get('concurrency')}",
+        f"## 7. Where our service spends its Python CPU at c={profile.get('concurrency')}",
         "",
         f"py-spy `--gil` for {profile.get('seconds')} s: {profile.get('samples')} samples of "
         "the thread holding the GIL; the GIL was held "
@@ -245,16 +250,16 @@ def _notes(results: dict[str, Any]) -> list[str]:
         "own SQLite checkpointer connection (and runs its set-up), so concurrent requests "
         "meet `database is locked` after SQLite's 5 s busy timeout.",
     ]
-    for side in ("service_stream", "langgraph_server", "flask_reference", "in_process"):
+    for side in sides_in(results):
         for level in side_levels(results, side).values():
             if level.get("errors"):
                 lines.append(
-                    f"- {LABELS[side]} c={level['concurrency']} errors: "
+                    f"- {label(side)} c={level['concurrency']} errors: "
                     + "; ".join(f"{k} ×{v}" for k, v in level["errors"].items())
                 )
             if level.get("listen_queue_overflows"):
                 lines.append(
-                    f"- {LABELS[side]} c={level['concurrency']}: the kernel counted "
+                    f"- {label(side)} c={level['concurrency']}: the kernel counted "
                     f"{level['listen_queue_overflows']} listen-queue overflows"
                 )
     return lines
