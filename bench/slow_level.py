@@ -32,7 +32,7 @@ from bench.measure.fds import (
 )
 from bench.measure.measured import quiet_moment
 from bench.measure.sampler import Sampler, tree_rss_mb
-from bench.measure.stats import summarize
+from bench.measure.stats import percentile, summarize
 from bench.peers.launch import server_description, start_service, start_stub_process
 from bench.peers.scale_out import start_service_workers
 from bench.processes import Child, Processes, wait_for_http
@@ -43,6 +43,8 @@ FDS_FLAT_TOLERANCE = 16
 pooled keep-alive connections to the model and the database may differ by a few."""
 WARMUP_STREAMS = 4
 FD_SAMPLE_SECONDS = 0.5
+PROGRESS_EVERY = 60
+"""FD samples between two progress lines of the level (30 s)."""
 FD_SERIES_POINTS = 120
 """Most (seconds, FDs, open streams) points kept in results.json."""
 
@@ -144,8 +146,13 @@ async def _level(
     grown_kb = None if peak_rss is None else (peak_rss - rss_before) * 1024
     per_stream = round(grown_kb / open_streams.peak, 1) if grown_kb and open_streams.peak else None
     fds_peak = max((fds for _, fds, _ in series), default=None)
+    started = [s.started for s in samples if s.started is not None]
     return {
         **summarize(samples, wall, len(pending)),
+        # `started` comes before the run's outcome: over every stream that got it.
+        "started_all_count": len(started),
+        "started_all_p50_ms": _ms(percentile(started, 50)),
+        "started_all_p99_ms": _ms(percentile(started, 99)),
         "peak_open_streams": open_streams.peak,
         "rss_before_mb": rss_before,
         "server_peak_rss_mb": peak_rss,
@@ -167,6 +174,10 @@ async def _level(
     }
 
 
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 1)
+
+
 async def _ask_apart(base: str, count: int) -> str | None:
     """Ask `count` questions at once on a client of their own; return the first error."""
     async with new_client(count) as client:
@@ -183,6 +194,8 @@ async def _watch_fds(
     while True:
         fds = await asyncio.to_thread(tree_fds, pid)
         series.append((round(loop.time() - t0, 1), fds, streams.now))
+        if len(series) % PROGRESS_EVERY == 0:
+            log(f"  {series[-1][0]:.0f} s: {streams.now} streams open, server FDs {fds}")
         await asyncio.sleep(FD_SAMPLE_SECONDS)
 
 
