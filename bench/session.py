@@ -103,6 +103,7 @@ def _meta(state: BenchState) -> dict[str, Any]:
     return {
         **environment_facts(),
         "quick": args.quick,
+        "slow_only": args.slow_only,
         "latency_ms": args.latency_ms,
         "model_calls_per_question": args.calls,
         "question": QUESTION,

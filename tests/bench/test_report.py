@@ -267,3 +267,14 @@ def test_admission_rows_compare_each_limit_with_no_limit_at_the_same_level() -> 
         if line.startswith("| our service (stream), RUNS_MAX_ACTIVE=32 | 500 |")
     ]
     assert len(concurrency_rows) == 1
+
+
+def test_a_slow_only_run_shows_only_its_targets_and_its_section() -> None:
+    results = scale_results()
+    results["meta"]["slow_only"] = True
+    text = markdown(results)
+
+    assert "## 6. Slow model: 2000 streams at once, 2000 ms per model call" in text
+    assert "## 1. Overhead" not in text
+    assert "## 2. Concurrency" not in text
+    assert "The slow-model level alone (--slow-only)" in text
