@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from bench.drivers.http_client import new_client
+from bench.drivers.http_client import new_client, sharded_question
 from bench.drivers.question import Question
 from bench.drivers.service import service_stream, service_sync
 from bench.environment import log
@@ -30,8 +30,8 @@ async def http_phase(state: BenchState, sides: Sides, sampler: Sampler) -> None:
     async with AsyncExitStack() as stack:
         asks: dict[str, Question] = {}
         for name, (_, make_ask) in sides.items():
-            client = await stack.enter_async_context(new_client(max(state.levels)))
-            ask = make_ask(client)
+            shards = sharded_question(make_ask, max(state.levels))
+            ask = await stack.enter_async_context(shards)
             failed = await _warm_up(ask, state.args.warmup)
             if failed:
                 # One broken side must not cost the others their measurements.

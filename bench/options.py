@@ -10,6 +10,12 @@ from bench.environment import BENCH_DIR
 FULL_LEVELS = {1: 30, 10: 60, 100: 200, 500: 500}
 """Concurrency → questions in the level (closed loop: that many in flight until done)."""
 QUICK_LEVELS = {1: 10, 10: 30}
+FULL_RUNS_MAX_ACTIVE = 32
+"""RUNS_MAX_ACTIVE of the admission side measured by the full form (--runs-max-active)."""
+FULL_SLOW_STREAMS = 2000
+"""Streams of the slow-model level in the full form (--slow-streams)."""
+SLOW_SIDES = ("service_stream", "service_pg_workers_1", "service_pg_workers_2")
+"""Which of our sides the slow level can run on (--slow-side)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,7 +79,43 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--out", type=Path, help="output directory (default bench/, quick: bench/out/quick)"
     )
+    _admission_and_slow_options(parser)
     return parser
+
+
+def _admission_and_slow_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runs-max-active",
+        help="comma-separated RUNS_MAX_ACTIVE limits, each measured as one more side of our "
+        f"service (stream) at c=100,500 (default: {FULL_RUNS_MAX_ACTIVE} in the full form, "
+        "none with --quick; 0 for none)",
+    )
+    parser.add_argument(
+        "--slow-streams",
+        type=int,
+        help="streams sent at once in the slow-model level (default: "
+        f"{FULL_SLOW_STREAMS} in the full form, none with --quick; 0 for none)",
+    )
+    parser.add_argument(
+        "--slow-latency-ms", type=float, default=2000.0, help="stub latency of the slow level"
+    )
+    parser.add_argument(
+        "--slow-side",
+        choices=SLOW_SIDES,
+        default="service_stream",
+        help="which of our sides the slow level runs on (default: one process on SQLite)",
+    )
+    parser.add_argument(
+        "--slow-runs-max-active", type=int, help="RUNS_MAX_ACTIVE of the slow level's server"
+    )
+    parser.add_argument(
+        "--slow-deadline", type=float, default=900.0, help="seconds the slow level may take"
+    )
+    parser.add_argument(
+        "--slow-only",
+        action="store_true",
+        help="run the slow-model level alone (no other side, no in-process graph)",
+    )
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -96,5 +138,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     if args.quick:
         args.max_quiet_wait = min(args.max_quiet_wait, 4.0)
+    args.runs_max_active = _limits(parser, args.runs_max_active, args.quick)
+    if args.slow_streams is None:
+        args.slow_streams = 0 if args.quick else FULL_SLOW_STREAMS
+    if args.slow_only and not args.slow_streams:
+        parser.error("--slow-only needs --slow-streams N (N > 0)")
     args.out = (args.out or (BENCH_DIR / "out" / "quick" if args.quick else BENCH_DIR)).resolve()
     return args
+
+
+def _limits(parser: argparse.ArgumentParser, text: str | None, quick: bool) -> list[int]:
+    """Read --runs-max-active: the limits to measure as sides of their own."""
+    if text is None:
+        return [] if quick else [FULL_RUNS_MAX_ACTIVE]
+    try:
+        limits = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        parser.error("--runs-max-active takes whole numbers, e.g. 16,32")
+    if any(limit < 0 for limit in limits):
+        parser.error("--runs-max-active takes numbers from 0 (0: no extra side)")
+    return sorted({limit for limit in limits if limit > 0})

@@ -19,8 +19,10 @@ from bench.measure.sampler import Sampler
 from bench.peers.launch import (
     LANGGRAPH_ASSISTANT,
     Started,
+    admission_side,
     run_in_process,
     server_description,
+    start_admission,
     start_flask,
     start_langgraph,
     start_service,
@@ -31,6 +33,8 @@ from bench.peers.scale_out import SCALE_OUT_WORKERS, side_name, start_service_wo
 from bench.processes import Processes, wait_for_http
 from bench.profiling import profile
 from bench.report.ratios import compute_ratios
+from bench.report.targets import compute_targets
+from bench.slow_level import run_slow_level
 from bench.state import BenchState
 
 Starter = Callable[[BenchState, Processes], Started]
@@ -43,9 +47,15 @@ def run_bench(state: BenchState) -> dict[str, Any]:
     results["meta"] = _meta(state)
     with state.cleanup, Processes(state.log_dir) as procs, Sampler() as sampler:
         sampler.watch("client", os.getpid(), children=False)
+        if args.slow_only:
+            results["slow_streams"] = run_slow_level(state, procs, sampler)
+            results["network"] = _network(sampler, [])
+            return results
         start_stub(state, procs, sampler)
         child_sockets = _in_process_phase(state, procs)
-        servers = _servers(args.skip_peers, scale_out=not args.skip_postgres)
+        servers = _servers(
+            args.skip_peers, scale_out=not args.skip_postgres, limits=args.runs_max_active
+        )
         log("starting " + ", ".join(name for name, _, _ in servers))
         started: dict[str, Started] = {}
         for name, start, _ in servers:
@@ -70,15 +80,22 @@ def run_bench(state: BenchState) -> dict[str, Any]:
         for name in list(started):
             sampler.unwatch(name)
             procs.stop(started[name][0])
-        results["network"] = {
-            "outside_sockets": [*sampler.outside_sockets, *child_sockets],
-            "note": "sockets of the servers, the stub, the in-process child and the load "
-            "generator whose local or remote address is not loopback, checked every 2 s; "
-            "empty means none was seen",
-            "telemetry_env": TELEMETRY_OFF,
-        }
+        if args.slow_streams:
+            results["slow_streams"] = run_slow_level(state, procs, sampler)
+        results["network"] = _network(sampler, child_sockets)
     results["ratios"] = compute_ratios(results)
+    results["targets"] = compute_targets(results)
     return results
+
+
+def _network(sampler: Sampler, child_sockets: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "outside_sockets": [*sampler.outside_sockets, *child_sockets],
+        "note": "sockets of the servers, the stub, the in-process child and the load "
+        "generator whose local or remote address is not loopback, checked every 2 s; "
+        "empty means none was seen",
+        "telemetry_env": TELEMETRY_OFF,
+    }
 
 
 def _meta(state: BenchState) -> dict[str, Any]:
@@ -86,6 +103,7 @@ def _meta(state: BenchState) -> dict[str, Any]:
     return {
         **environment_facts(),
         "quick": args.quick,
+        "slow_only": args.slow_only,
         "latency_ms": args.latency_ms,
         "model_calls_per_question": args.calls,
         "question": QUESTION,
@@ -113,10 +131,16 @@ def _in_process_phase(state: BenchState, procs: Processes) -> list[dict[str, Any
     return child_sockets
 
 
-def _servers(skip_peers: bool, *, scale_out: bool) -> list[tuple[str, Starter, AskerFactory]]:
+def _servers(
+    skip_peers: bool, *, scale_out: bool, limits: list[int]
+) -> list[tuple[str, Starter, AskerFactory]]:
     """Name, how to start it and how to ask it, of every server under test."""
     servers: list[tuple[str, Starter, AskerFactory]] = [
         ("service_stream", start_service, lambda base: lambda c: service_stream(c, base)),
+    ]
+    servers += [
+        (admission_side(n), start_admission(n), lambda base: lambda c: service_stream(c, base))
+        for n in limits
     ]
     if scale_out:
         servers += [

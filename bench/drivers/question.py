@@ -31,3 +31,20 @@ def failed_sample(t0: float, error: BaseException | str) -> Sample:
     """Return a failed sample that took from `t0` (perf_counter) until now."""
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     return Sample(ok=False, total=time.perf_counter() - t0, error=text[:200])
+
+
+@dataclass
+class OpenStreams:
+    """How many streams are open now (response headers received, not yet ended) and at most."""
+
+    now: int = 0
+    peak: int = 0
+
+    def opened(self) -> None:
+        """Count a stream whose response began."""
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+
+    def closed(self) -> None:
+        """Count a stream that ended (or failed) after it began."""
+        self.now -= 1

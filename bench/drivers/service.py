@@ -11,15 +11,22 @@ import time
 
 import httpx
 
-from bench.drivers.question import QUESTION, Question, Sample, failed_sample
+from bench.drivers.question import QUESTION, OpenStreams, Question, Sample, failed_sample
 
 STREAM_PATH = "/api/v0/ask_react_agent_stream"
 SYNC_PATH = "/api/v0/ask_react_agent"
 
 
-def service_stream(client: httpx.AsyncClient, base_url: str) -> Question:
-    """Return a streamed question to our SSE endpoint (also Flask's: the same frames)."""
+def service_stream(
+    client: httpx.AsyncClient, base_url: str, streams: OpenStreams | None = None
+) -> Question:
+    """Return a streamed question to our SSE endpoint (also Flask's: the same frames).
+
+    With `streams`, each question counts itself open from its response's headers to the
+    end of its body.
+    """
     url = base_url + STREAM_PATH
+    streams = streams or OpenStreams()
 
     async def ask(index: int, worker: int) -> Sample:
         body = {"question": QUESTION, "user_id": f"bench{worker}"}
@@ -32,24 +39,28 @@ def service_stream(client: httpx.AsyncClient, base_url: str) -> Question:
                 if response.status_code != 200:
                     await response.aread()
                     return failed_sample(t0, f"HTTP {response.status_code}")
-                async for line in response.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    if '"type":"started"' in line and started is None:
-                        started = time.perf_counter() - t0
-                    elif '"type":"progress"' in line and first_node is None:
-                        if '"node":"trim_messages"' in line:
-                            first_node = time.perf_counter() - t0
-                    elif '"type":"completed"' in line:
-                        data = json.loads(line[5:])["data"]
-                        completed = bool(data.get("response")) and bool(data.get("sql"))
-                        if not completed:
-                            error = "completed without an answer or SQL"
-                    elif '"type":"error"' in line:
-                        data = json.loads(line[5:])["data"]
-                        error = f"{data.get('error_type')}: {data.get('error')}"
-                    elif '"type":"end"' in line:
-                        ended = True
+                streams.opened()
+                try:
+                    async for line in response.aiter_lines():
+                        if not line.startswith("data:"):
+                            continue
+                        if '"type":"started"' in line and started is None:
+                            started = time.perf_counter() - t0
+                        elif '"type":"progress"' in line and first_node is None:
+                            if '"node":"trim_messages"' in line:
+                                first_node = time.perf_counter() - t0
+                        elif '"type":"completed"' in line:
+                            data = json.loads(line[5:])["data"]
+                            completed = bool(data.get("response")) and bool(data.get("sql"))
+                            if not completed:
+                                error = "completed without an answer or SQL"
+                        elif '"type":"error"' in line:
+                            data = json.loads(line[5:])["data"]
+                            error = f"{data.get('error_type')}: {data.get('error')}"
+                        elif '"type":"end"' in line:
+                            ended = True
+                finally:
+                    streams.closed()
         except (httpx.HTTPError, OSError, ValueError) as exc:
             return failed_sample(t0, exc)
         total = time.perf_counter() - t0

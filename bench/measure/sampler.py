@@ -46,6 +46,11 @@ def _rss(procs: list[psutil.Process]) -> int:
     return total
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Return the RSS of `pid` and all its descendants now, in MB."""
+    return round(_rss(_tree(pid)) / 2**20, 1)
+
+
 def _is_loopback(ip: str) -> bool:
     try:
         return ipaddress.ip_address(ip.split("%")[0]).is_loopback

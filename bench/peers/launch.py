@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench.environment import BENCH_DIR, PYTHON, child_env, log
 from bench.measure.sampler import Sampler
 from bench.processes import Child, Processes, free_port, wait_for_line
+from bench.report.labels import ADMISSION_PREFIX
 from bench.state import BenchState
 
 LANGGRAPH_CONFIG = BENCH_DIR / "peers" / "langgraph.json"
@@ -23,13 +25,20 @@ Started = tuple[Child, str, str]
 
 def start_stub(state: BenchState, procs: Processes, sampler: Sampler) -> None:
     """Start the scripted model every side talks to; note its URL and pid in `state`."""
-    argv = [PYTHON, "-m", "bench.stub", "--latency-ms", str(state.args.latency_ms)]
-    argv += ["--calls", str(state.args.calls)]
-    child = procs.start("stub", argv, env=child_env({}), cwd=state.scratch)
-    state.stub_url = wait_for_line(child, "OPENAI_BASE_URL=", 30)
+    child, state.stub_url = start_stub_process(state, procs, "stub", state.args.latency_ms)
     sampler.watch("stub", child.pid)
     state.stub_pid = child.pid
     log(f"stub LLM at {state.stub_url} ({state.args.latency_ms} ms per call)")
+
+
+def start_stub_process(
+    state: BenchState, procs: Processes, name: str, latency_ms: float
+) -> tuple[Child, str]:
+    """Start `python -m bench.stub` with this latency; return it and its OPENAI_BASE_URL."""
+    argv = [PYTHON, "-m", "bench.stub", "--latency-ms", str(latency_ms)]
+    argv += ["--calls", str(state.args.calls)]
+    child = procs.start(name, argv, env=child_env({}), cwd=state.scratch)
+    return child, wait_for_line(child, "OPENAI_BASE_URL=", 30)
 
 
 def _sqlite_side_env(state: BenchState, workdir: Path) -> dict[str, str]:
@@ -40,15 +49,46 @@ def _sqlite_side_env(state: BenchState, workdir: Path) -> dict[str, str]:
     }
 
 
-def start_service(state: BenchState, procs: Processes) -> Started:
-    """Start `python -m app`; return it, its base URL and its readiness URL."""
+def start_service(
+    state: BenchState,
+    procs: Processes,
+    *,
+    name: str = "service",
+    extra_env: dict[str, str] | None = None,
+) -> Started:
+    """Start `python -m app`; return it, its base URL and its readiness URL.
+
+    `extra_env` adds settings (e.g. RUNS_MAX_ACTIVE, or another stub's OPENAI_BASE_URL).
+    """
     port = free_port()
-    workdir = state.scratch / "service"
+    workdir = state.scratch / name
     workdir.mkdir()
-    env = child_env({**_sqlite_side_env(state, workdir), "HOST": "127.0.0.1", "PORT": str(port)})
-    child = procs.start("service", [PYTHON, "-m", "app"], env=env, cwd=workdir)
+    env = child_env(
+        {
+            **_sqlite_side_env(state, workdir),
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            **(extra_env or {}),
+        }
+    )
+    child = procs.start(name, [PYTHON, "-m", "app"], env=env, cwd=workdir)
     base = f"http://127.0.0.1:{port}"
     return child, base, base + "/health"
+
+
+def admission_side(limit: int) -> str:
+    """Return the results key of our service with RUNS_MAX_ACTIVE=`limit`."""
+    return f"{ADMISSION_PREFIX}{limit}"
+
+
+def start_admission(limit: int) -> Callable[[BenchState, Processes], Started]:
+    """Return a starter of `python -m app` with RUNS_MAX_ACTIVE=`limit`."""
+
+    def start(state: BenchState, procs: Processes) -> Started:
+        extra = {"RUNS_MAX_ACTIVE": str(limit)}
+        return start_service(state, procs, name=admission_side(limit), extra_env=extra)
+
+    return start
 
 
 def start_langgraph(state: BenchState, procs: Processes) -> Started:
@@ -103,6 +143,12 @@ def server_description(name: str, state: BenchState) -> str:
         return (
             "bench/peers/flask_reference.py on Werkzeug's threaded server (threaded=True, a thread "
             "per connection), a new event loop and open_agent_service per request"
+        )
+    if name.startswith(ADMISSION_PREFIX):
+        limit = name.removeprefix(ADMISSION_PREFIX)
+        return (
+            f"RUNS_MAX_ACTIVE={limit} python -m app (Quart on Hypercorn, one process, "
+            "LOG_LEVEL=INFO): at most that many runs at once, the others queued in FIFO order"
         )
     if name.startswith("service_pg_workers_"):
         workers = name.rsplit("_", 1)[1]

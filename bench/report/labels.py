@@ -31,6 +31,38 @@ COLORS = {
 }
 
 
+ADMISSION_PREFIX = "service_max_active_"
+"""Results key prefix of our service with RUNS_MAX_ACTIVE=N (`service_max_active_<N>`)."""
+_ADMISSION_COLORS = ("#17becf", "#bcbd22", "#e377c2", "#ff7f0e")
+
+
+def admission_sides(results: dict[str, Any]) -> list[str]:
+    """Return the RUNS_MAX_ACTIVE sides of `results`, by their limit."""
+    found = [key for key in results if key.startswith(ADMISSION_PREFIX)]
+    return sorted(found, key=lambda key: int(key.removeprefix(ADMISSION_PREFIX) or 0))
+
+
+def sides_in(results: dict[str, Any]) -> list[str]:
+    """Return every side of `results` in table order (admission sides after ours)."""
+    after = SIDES.index("service_stream") + 1
+    return [*SIDES[:after], *admission_sides(results), *SIDES[after:]]
+
+
+def label(side: str) -> str:
+    """Return the display name of `side`."""
+    if side.startswith(ADMISSION_PREFIX):
+        return f"our service (stream), RUNS_MAX_ACTIVE={side.removeprefix(ADMISSION_PREFIX)}"
+    return LABELS.get(side, side)
+
+
+def color(side: str) -> str:
+    """Return the plot colour of `side`."""
+    if side.startswith(ADMISSION_PREFIX):
+        limit = int(side.removeprefix(ADMISSION_PREFIX) or 0)
+        return _ADMISSION_COLORS[limit % len(_ADMISSION_COLORS)]
+    return COLORS.get(side, "#000000")
+
+
 def cell(value: Any, digits: int = 0) -> str:
     """Return `value` as a table cell: `–` for None, floats with `digits` decimals."""
     if value is None:

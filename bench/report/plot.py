@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench.report.labels import COLORS, LABELS, SIDES, side_levels
+from bench.report.labels import color as color_of
+from bench.report.labels import label, side_levels, sides_in
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -21,14 +22,14 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ("started_p50_ms", "started_p99_ms", "time to the first event (ms)"),
     ]
     for ax, (p50, p99, title) in zip(axes[:2], panels, strict=False):
-        for side in SIDES:
+        for side in sides_in(results):
             levels = list(side_levels(results, side).values())
             if not levels:
                 continue
             xs = [lv["concurrency"] for lv in levels]
-            color = COLORS[side]
+            color = color_of(side)
             ax.plot(
-                xs, [lv.get(p50) for lv in levels], "o-", color=color, label=f"{LABELS[side]} p50"
+                xs, [lv.get(p50) for lv in levels], "o-", color=color, label=f"{label(side)} p50"
             )
             ax.plot(
                 xs,
@@ -36,7 +37,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
                 "s--",
                 color=color,
                 alpha=0.7,
-                label=f"{LABELS[side]} p99",
+                label=f"{label(side)} p99",
             )
             _mark_disturbed(ax, levels, p50)
         ax.set_xscale("log")
@@ -47,15 +48,15 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
     ax = axes[2]
-    for side in SIDES:
+    for side in sides_in(results):
         levels = list(side_levels(results, side).values())
         if levels:
             ax.plot(
                 [lv["concurrency"] for lv in levels],
                 [lv.get("throughput_qps") for lv in levels],
                 "o-",
-                color=COLORS[side],
-                label=LABELS[side],
+                color=color_of(side),
+                label=label(side),
             )
             _mark_disturbed(ax, levels, "throughput_qps")
     ax.set_xscale("log")

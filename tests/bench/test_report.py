@@ -135,4 +135,146 @@ def test_errors_of_a_level_appear_in_the_notes_and_no_profile_section_without_a_
     text = markdown(small_results())
 
     assert "- our service (stream) c=10 errors: HTTP 503 ×2" in text.splitlines()
-    assert "## 5." not in text
+    assert "## 7." not in text
+
+
+def scale_results() -> dict[str, Any]:
+    """small_results plus c=100/500 levels, the PostgreSQL and admission sides, a slow level."""
+    results = small_results()
+    results["in_process"]["levels"]["100"] = _level(100, 200, 200, throughput_qps=20.0)
+    results["langgraph_server"] = {"levels": {"100": _level(100, 200, 200, throughput_qps=16.0)}}
+    results["service_stream"]["levels"].update(
+        {
+            "100": _level(100, 200, 200, throughput_qps=21.0),
+            "500": _level(500, 500, 500, throughput_qps=18.0, started_p99_ms=750.0),
+        }
+    )
+    results["service_max_active_32"] = {
+        "levels": {
+            "100": _level(100, 200, 200, throughput_qps=22.0, started_p99_ms=12.0),
+            "500": _level(500, 500, 500, throughput_qps=19.8, started_p99_ms=40.0),
+        }
+    }
+    results["service_pg_workers_1"] = {
+        "levels": {"100": _level(100, 200, 200, throughput_qps=15.0)}
+    }
+    results["service_pg_workers_2"] = {
+        "levels": {"100": _level(100, 200, 200, throughput_qps=27.0)}
+    }
+    results["slow_streams"] = {
+        "side": "service_stream",
+        "server": "python -m app",
+        "runs_max_active": 0,
+        "streams": 2000,
+        "latency_ms": 2000.0,
+        "model_calls_per_question": 3,
+        "questions": 2000,
+        "completed": 1990,
+        "errors": {"HTTP 503": 10},
+        "started_p50_ms": 30.0,
+        "started_p99_ms": 900.0,
+        "total_p50_ms": 7000.0,
+        "total_p99_ms": 12000.0,
+        "peak_open_streams": 2000,
+        "rss_before_mb": 180.0,
+        "server_peak_rss_mb": 250.0,
+        "rss_per_open_stream_kb": 35.8,
+        "fds_before": 24,
+        "fds_peak_during": 2400,
+        "fds_after": 25,
+        "fds_flat": True,
+        "fds_flat_tolerance": 16,
+        "fds_by_kind": {"idle": {"total": 90, "model_connections": 66}},
+    }
+    results["ratios"] = compute_ratios(results)
+    return results
+
+
+def test_targets_compare_figures_of_the_same_run_and_say_which_are_met() -> None:
+    lines = markdown(scale_results()).splitlines()
+
+    assert (
+        "| our service (stream), c=100: q/s / in-process graph | 1.05× (21.0 / 20.0 q/s) "
+        "| ≥ 0.95× | met |"
+    ) in lines
+    assert (
+        "| our service (stream), c=100: q/s / langgraph dev | 1.31× (21.0 / 16.0 q/s) "
+        "| ≥ 1.20× | met |"
+    ) in lines
+    assert (
+        "| ours on PostgreSQL, 1 worker, c=100: q/s / in-process graph | 0.75× (15.0 / 20.0 q/s) "
+        "| ≥ 0.95× | **not met** |"
+    ) in lines
+    assert (
+        "| ours on PostgreSQL, 2 workers, c=100: q/s / 1 worker on PostgreSQL "
+        "| 1.80× (27.0 / 15.0 q/s) | ≥ 1.60× | met |"
+    ) in lines
+    assert (
+        "| ours on PostgreSQL, 2 workers, c=100: q/s / langgraph dev | 1.69× (27.0 / 16.0 q/s) "
+        "| ≥ 2.00× | **not met** |"
+    ) in lines
+
+
+def test_started_p99_target_is_checked_for_ours_with_and_without_admission() -> None:
+    lines = markdown(scale_results()).splitlines()
+
+    assert "| our service (stream), c=500: started p99 | 750 ms | ≤ 50 ms | **not met** |" in lines
+    assert (
+        "| our service (stream), RUNS_MAX_ACTIVE=32, c=500: started p99 | 40 ms | ≤ 50 ms | met |"
+    ) in lines
+    assert (
+        "| ours on PostgreSQL, 1 worker, c=500: started p99 | not measured | ≤ 50 ms | – |" in lines
+    )
+
+
+def test_slow_level_targets_and_its_section() -> None:
+    lines = markdown(scale_results()).splitlines()
+
+    assert (
+        "| slow model, 2000 streams at once: completed | 1990/2000 (99.5 %) | 100 % | **not met** |"
+    ) in lines
+    assert (
+        "| slow model, 2000 streams at once: RSS per open stream | 36 KB | ≤ 50 KB | met |" in lines
+    )
+    assert (
+        "| slow model, 2000 streams at once: file descriptors after / before "
+        "| 25 / 24 (peak 2400) | flat (within 16) | met |"
+    ) in lines
+    assert "## 6. Slow model: 2000 streams at once, 2000 ms per model call" in lines
+    assert "| server FDs before / peak during / after | 24 / 2400 / 25 (flat) |" in lines
+    assert "Errors: HTTP 503 ×10" in lines
+
+
+def test_targets_not_measured_in_a_run_are_left_open() -> None:
+    lines = markdown(small_results()).splitlines()
+
+    assert ("| slow model, – streams at once: completed | not measured | 100 % | – |") in lines
+    assert "| our service (stream), c=500: started p99 | not measured | ≤ 50 ms | – |" in lines
+    assert not any(line.startswith("## 5. Admission") for line in lines)
+
+
+def test_admission_rows_compare_each_limit_with_no_limit_at_the_same_level() -> None:
+    lines = markdown(scale_results()).splitlines()
+
+    assert (
+        "| 0 (no limit) | 500 | 500/500 | 18.0 | 1.00 | 10 / 750 | 343 / 453 | 84.0 | 3 |" in lines
+    )
+    assert "| 32 | 500 | 500/500 | 19.8 | 1.10 | 10 / 40 | 343 / 453 | 84.0 | 3 |" in lines
+    assert not any(line.startswith("| 0 (no limit) | 1 |") for line in lines)
+    concurrency_rows = [
+        line
+        for line in lines
+        if line.startswith("| our service (stream), RUNS_MAX_ACTIVE=32 | 500 |")
+    ]
+    assert len(concurrency_rows) == 1
+
+
+def test_a_slow_only_run_shows_only_its_targets_and_its_section() -> None:
+    results = scale_results()
+    results["meta"]["slow_only"] = True
+    text = markdown(results)
+
+    assert "## 6. Slow model: 2000 streams at once, 2000 ms per model call" in text
+    assert "## 1. Overhead" not in text
+    assert "## 2. Concurrency" not in text
+    assert "The slow-model level alone (--slow-only)" in text

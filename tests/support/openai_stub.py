@@ -229,7 +229,7 @@ class _StubServer(ThreadingHTTPServer):
     block_on_close = False
     # socketserver's default backlog of 5 drops SYNs under concurrent load, and the client's
     # SYN retransmit then adds a full second (seen with 8 parallel requests and in benchmarks).
-    request_queue_size = 1024
+    request_queue_size = 4096
 
     def __init__(self, address: tuple[str, int], family: socket.AddressFamily, stub: OpenAIStub):
         self.address_family = family
