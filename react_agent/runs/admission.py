@@ -9,7 +9,17 @@ from collections.abc import Callable
 from react_agent.errors import ServiceError
 
 PositionCallback = Callable[[int], None]
-"""Told a waiting run's place in the queue (1 = next) whenever it changes."""
+"""Told a waiting run's place in the queue (1 = next) as it moves."""
+
+POSITION_INTERVAL = 1.0
+"""Seconds between two passes telling the waiting runs their places.
+
+Telling every waiting run its place at every freed slot would cost O(waiting²) events
+as a long queue drains; a pass at most this often, telling a run only its moves to the
+last few places or by a tenth, costs each run a few dozen events however long the queue.
+"""
+CLOSE_PLACES = 10
+"""Places near the head told at every move."""
 
 
 class Ticket:
@@ -19,6 +29,8 @@ class Ticket:
         self._admission = admission
         self._granted = asyncio.get_running_loop().create_future()
         self.on_position: PositionCallback | None = None
+        self.told = 0
+        """The place this run was last told (0: none yet)."""
         self._holding = False
         if granted:
             self._granted.set_result(None)
@@ -51,6 +63,15 @@ class Ticket:
         self._granted.set_result(None)
         self._holding = True
 
+    def tell(self, position: int) -> None:
+        """Tell the run its place, if it moved near the head or by a tenth since told."""
+        if self.on_position is None or position == self.told:
+            return
+        if self.told and position > CLOSE_PLACES and position > 0.9 * self.told:
+            return
+        self.told = position
+        self.on_position(position)
+
 
 class Admission:
     """Counts the graph runs of this process and queues those beyond `max_active`.
@@ -68,6 +89,8 @@ class Admission:
         self.retry_after = retry_after
         self.active = 0
         self.queue: deque[Ticket] = deque()
+        self._pass_pending = False
+        self._last_pass = float("-inf")
 
     def reserve(self) -> Ticket:
         """Return a ticket: granted now if a slot is free, else queued.
@@ -114,6 +137,22 @@ class Admission:
             self._tell_positions()
 
     def _tell_positions(self) -> None:
+        """Tell the waiting runs their places soon: at most one pass per POSITION_INTERVAL."""
+        if self._pass_pending:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (shutting down): tell now
+            self._tell_pass()
+            return
+        self._pass_pending = True
+        loop.call_later(max(0.0, self._last_pass + POSITION_INTERVAL - loop.time()), self._pass)
+
+    def _pass(self) -> None:
+        self._pass_pending = False
+        self._last_pass = asyncio.get_running_loop().time()
+        self._tell_pass()
+
+    def _tell_pass(self) -> None:
         for index, ticket in enumerate(self.queue, 1):
-            if ticket.on_position is not None:
-                ticket.on_position(index)
+            ticket.tell(index)

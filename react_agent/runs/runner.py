@@ -173,7 +173,7 @@ class AgentRunner:
             run.append(RunWaiting(run.thread_id, "capacity", position))
 
         ticket.on_position = moved
-        moved(self.admission.position(ticket))
+        ticket.tell(self.admission.position(ticket))
 
     def cancel_thread_here(self, thread_id: str) -> bool:
         """Interrupt the question running on `thread_id` in this process; False if none."""
