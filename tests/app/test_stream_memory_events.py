@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.react_agent.subagents.test_delegate import (
+    QUESTION,
+    SALES,
+    SALES_SQL,
+    TOP_SQL,
+    delegate_both,
+    routed,
+    sub_script,
+)
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.openai_stub import Reply, ToolCall
+from tests.support.scripted_model import answer
 from tests.support.sse import collect_stream
 
 SALES_EXAMPLE = {
@@ -108,3 +118,33 @@ async def test_an_empty_memory_is_not_searched_so_no_retrieval_shows(stub_settin
         )
     assert search_events(events) == []
     assert "retrieve_examples" not in [e.data["node"] for e in events if e.type == "progress"]
+
+
+async def test_a_sub_agents_retrieval_is_its_own_step_marked_with_the_sub_agent(settings):
+    model = routed(
+        [delegate_both(), answer("两部分都答完了")],
+        sub_script(SALES_SQL, "七个地区"),
+        sub_script(TOP_SQL, "三个产品"),
+    )
+    async with running_service(settings, model=model) as service:
+        example_id = await store(service, SALES_EXAMPLE)
+        events = await collect_stream(
+            service.http, json={"question": QUESTION, "user_id": "wang1", "stream_tools": True}
+        )
+
+    auto = [e.data for e in search_events(events) if e.data["auto"]]
+    main = [data for data in auto if "subagent" not in data]
+    assert [data["type"] for data in main] == ["tool_call", "tool_result"]
+    assert main[1]["example_ids"] == [example_id]
+    sales = [d for d in auto if d.get("subagent", {}).get("description") == "sales by year"]
+    assert [data["type"] for data in sales] == ["tool_call", "tool_result"]
+    assert sales[0]["args"] == {"query": SALES} and example_id in sales[1]["example_ids"]
+    sales_steps = [
+        e.data
+        for e in events
+        if e.type == "progress" and e.data.get("subagent", {}).get("description") == "sales by year"
+    ]
+    retrieval = next(p for p in sales_steps if p["node"] == "retrieve_examples")
+    agent = next(p for p in sales_steps if p["node"] == "agent")
+    # Numbered in the sub-agent's own steps: the step of the model call it comes before.
+    assert retrieval["step"] == agent["step"] == sales[0]["step"] == 2
