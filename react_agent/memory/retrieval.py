@@ -21,6 +21,8 @@ logger = logging.getLogger(__name__)
 SEARCH_EXAMPLES = "search_examples"
 SEARCH_CANDIDATES = 50
 """Items ranked before the budget picks; more than any sensible k."""
+INLINE_VECTOR_ELEMENTS = 1_000_000
+"""Vector matrices up to this many floats (4 MB) are searched inline, larger in a thread."""
 REVISION_TTL = 1.0
 """Seconds a read of the items' revision is trusted, so a question costs no query of it.
 
@@ -87,7 +89,12 @@ class ExampleRetriever:
             except Exception as exc:
                 logger.warning("embedding the query failed; lexical ranking only: %s", exc)
             else:
-                rankings.append([item for item, _ in vectors.search(vector, candidates)])
+                if vectors.size > INLINE_VECTOR_ELEMENTS:
+                    # A large scan is NumPy work that lets go of the GIL: off the loop.
+                    found = await asyncio.to_thread(vectors.search, vector, candidates)
+                else:
+                    found = vectors.search(vector, candidates)
+                rankings.append([item for item, _ in found])
         return fuse_rankings(rankings)[:limit]
 
     async def prompt_block(self, question: str) -> tuple[str, list[str]]:
