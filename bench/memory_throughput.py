@@ -124,8 +124,8 @@ async def compare(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
                     print(f"round {number + 1} memory {name}: {json.dumps(result)}", flush=True)
     on = statistics.median(r["qps"] for r in rounds["on"])
     off = statistics.median(r["qps"] for r in rounds["off"])
-    cpu_on = statistics.median(r["cpu_ms_per_question"] for r in rounds["on"])
-    cpu_off = statistics.median(r["cpu_ms_per_question"] for r in rounds["off"])
+    cpu_on = round(statistics.median(r["cpu_ms_per_question"] for r in rounds["on"]), 1)
+    cpu_off = round(statistics.median(r["cpu_ms_per_question"] for r in rounds["off"]), 1)
     return {
         "concurrency": args.concurrency,
         "questions_per_round": args.questions,
