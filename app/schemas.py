@@ -125,7 +125,9 @@ class StreamEventData(_Open):
     With `stream_tools`: tool_call (tool_call_id, tool_name, args, sql for run_sql/check_sql,
     step, thread_id, timestamp) and tool_result (tool_call_id, tool_name, status, row_count,
     columns, rows, is_limited, result_id, duration_ms, error unless ok, step, thread_id,
-    timestamp).
+    timestamp). search_examples's pair also has auto (true: the memory's retrieval before
+    the model's first call, which is also a `retrieve_examples` progress step when it found
+    examples) and its result example_ids and example_count.
     """
 
     type: Literal[

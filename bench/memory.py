@@ -4,7 +4,9 @@ Figures, not assertions. Fills a fresh SQLite memory (in a temporary directory) 
 10,000 question→SQL examples, then times `ExampleRetriever.search` for a set of questions:
 lexical (BM25) only, and lexical + vector (embeddings from the tests' OpenAI-compatible
 stub on 127.0.0.1, so the vector time includes one local /v1/embeddings call per question).
-The first search of each kind builds the index; its time is reported apart.
+The first search of each kind builds the index; its time is reported apart. The vector
+search itself (no embedding call) is timed apart too, on the stub's 64-dimension vectors
+and on random 1,536-dimension ones (the size of common embedding models).
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from pydantic import SecretStr
 
 from config import Settings
-from react_agent.memory.examples import SQL
+from react_agent.memory.examples import SQL, MemoryItem
 from react_agent.memory.store import Memory, open_memory
+from react_agent.memory.vectors import VectorIndex
 from tests.support.openai_stub import OpenAIStub, stub_embedding
 
 REGIONS = ["华东", "华北", "华南", "西南", "东北", "north", "south", "east", "west"]
@@ -81,6 +85,34 @@ async def measure(settings: Settings, count: int, questions: int, vector: bool) 
     }
 
 
+def percentiles(times: list[float]) -> dict:
+    """Return p50 and p95 of times in seconds, in milliseconds."""
+    times = sorted(times)
+    return {
+        "p50_ms": round(statistics.median(times) * 1000, 2),
+        "p95_ms": round(times[max(int(len(times) * 0.95) - 1, 0)] * 1000, 2),
+    }
+
+
+def vector_search_times(count: int, questions: int, dimensions: int) -> dict:
+    """Time VectorIndex.search alone over `count` random unit vectors."""
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((count, dimensions)).astype(np.float32)
+    items = [
+        MemoryItem(f"v{i}", SQL, "q", "SELECT 1", embedding=json.dumps(vector.tolist()))
+        for i, vector in enumerate(vectors)
+    ]
+    started = time.perf_counter()
+    index = VectorIndex(items)
+    built = time.perf_counter() - started
+    times = []
+    for query in rng.standard_normal((questions, dimensions)).tolist():
+        started = time.perf_counter()
+        index.search(query, 50)
+        times.append(time.perf_counter() - started)
+    return {"dimensions": dimensions, "matrix_build_ms": round(built * 1000), **percentiles(times)}
+
+
 async def run(count: int, questions: int) -> dict:
     """Measure lexical, then lexical + vector retrieval, each on a fresh database."""
     results = {}
@@ -95,6 +127,9 @@ async def run(count: int, questions: int) -> dict:
                 openai_api_key=SecretStr("bench"),
             )
             results[kind] = await measure(settings, count, questions, vector)
+    results["vector_search_only"] = [
+        vector_search_times(count, questions, dimensions) for dimensions in (64, 1536)
+    ]
     return results
 
 

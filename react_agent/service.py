@@ -30,6 +30,7 @@ from react_agent.memory.store import Memory, open_memory
 from react_agent.runs.admission import Admission
 from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
 from react_agent.runs.postgres_event_store import PostgresRunEvents
+from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
 from react_agent.subagents.delegate import build_delegate_tool
@@ -191,6 +192,7 @@ def _build_runner(
         preview_rows=settings.sql_preview_rows,
         language_hint=settings.agent_language_hint,
         retriever=retriever,
+        report_retrieval=report_retrieval,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),

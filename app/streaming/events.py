@@ -11,6 +11,7 @@ from app.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, QUEUED, START
+from react_agent.memory.retrieval import SEARCH_EXAMPLES
 from react_agent.runs.events import (
     NodeFinished,
     RunEvent,
@@ -134,7 +135,11 @@ def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[
         }
         if event.error is not None:
             data["error"] = event.error
+        if event.example_ids is not None:
+            data.update(example_ids=event.example_ids, example_count=len(event.example_ids))
         key = "STREAM_TOOL_RESULT"
+    if event.tool_name == SEARCH_EXAMPLES:
+        data["auto"] = event.auto  # true: the service searched before the model's first call
     data.update(step=event.step, thread_id=ctx.thread_id, timestamp=event.timestamp)
     if event.subagent is not None:
         data["subagent"] = event.subagent

@@ -12,6 +12,8 @@ FORMAT_FINAL_RESPONSE = "format_final_response"
 
 QUEUED = "__queued__"
 """Not a node: the stream's progress name for a run waiting to start (display: Queued)."""
+RETRIEVE_EXAMPLES = "retrieve_examples"
+"""Not a node: the progress name of the memory's retrieval before the model's first call."""
 
 GRAPH_NODES = (
     TRIM_MESSAGES,
@@ -32,6 +34,7 @@ __all__ = [
     "GRAPH_NODES",
     "PREPARE_TOOL_INPUT",
     "QUEUED",
+    "RETRIEVE_EXAMPLES",
     "START",
     "TOOLS",
     "TRIM_MESSAGES",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +25,7 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
-from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
 
@@ -32,6 +33,13 @@ logger = logging.getLogger(__name__)
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
+
+
+class RetrievalReporter(Protocol):
+    """Shows an automatic retrieval as a step of the run (react_agent.runs.retrieval_events)."""
+
+    def __call__(self, tool_name: str, query: str, ids: list[str], duration_ms: int) -> None:
+        """Report that `tool_name` was run for `query` before the model, finding `ids`."""
 
 
 class HistoryHooks(Protocol):
@@ -70,6 +78,7 @@ class AgentNodes:
         language_hint: Extra instruction for the system prompt.
         retriever: The memory's examples, put in the prompt once per question (None: off).
         history: Turn blocks and what of them the model sees; None keeps no blocks.
+        report_retrieval: Shows each retrieval in the run's events; None shows none.
 
     """
 
@@ -83,6 +92,7 @@ class AgentNodes:
     language_hint: str = ""
     retriever: ExampleRetriever | None = None
     history: HistoryHooks | None = None
+    report_retrieval: RetrievalReporter | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -121,7 +131,11 @@ class AgentNodes:
         return {"messages": [stamped(response)], **examples}
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
-        """Retrieve the examples once per question (first model call); a failure costs none."""
+        """Retrieve the examples once per question (first model call); a failure costs none.
+
+        A retrieval over a memory that holds items is reported as a step of the run
+        (`report_retrieval`); an empty memory is not searched, so there is nothing to show.
+        """
         if self.retriever is None:
             return {}
         if state.get("examples_prompt") is not None:
@@ -129,13 +143,18 @@ class AgentNodes:
         question = next(
             (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
         )
+        text = message_text(question) if question else ""
+        started = time.monotonic()
         try:
-            block, ids = await self.retriever.prompt_block(
-                message_text(question) if question else ""
-            )
+            block, ids = await self.retriever.prompt_block(text)
         except Exception as exc:
             logger.warning("memory retrieval failed; answering without examples: %s", exc)
             block, ids = "", []
+        else:
+            searched = self.retriever.k > 0 and self.retriever.holds_items
+            if self.report_retrieval is not None and searched:
+                duration_ms = round((time.monotonic() - started) * 1000)
+                self.report_retrieval(SEARCH_EXAMPLES, text, ids, duration_ms)
         return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:

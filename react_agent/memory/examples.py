@@ -57,6 +57,8 @@ class ExampleStore:
 
     def __init__(self, database: MemoryDatabase) -> None:
         self.database = database
+        self.writes = 0
+        """Changes made through this store; the retriever re-reads the revision when it grows."""
 
     async def add(
         self,
@@ -181,3 +183,5 @@ class ExampleStore:
         await self.database.execute(
             "UPDATE memory_revision SET revision = revision + 1 WHERE id = 1"
         )
+        # After the update: a retriever that sees the count grow reads the new revision.
+        self.writes += 1

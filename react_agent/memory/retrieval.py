@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from langchain_core.embeddings import Embeddings
@@ -19,6 +21,14 @@ logger = logging.getLogger(__name__)
 SEARCH_EXAMPLES = "search_examples"
 SEARCH_CANDIDATES = 50
 """Items ranked before the budget picks; more than any sensible k."""
+INLINE_VECTOR_ELEMENTS = 1_000_000
+"""Vector matrices up to this many floats (4 MB) are searched inline, larger in a thread."""
+REVISION_TTL = 1.0
+"""Seconds a read of the items' revision is trusted, so a question costs no query of it.
+
+A change made through this process's store is seen at once; one made by another process
+(another worker, an admin tool on the same database) within this many seconds.
+"""
 
 
 class ExampleRetriever:
@@ -29,6 +39,8 @@ class ExampleRetriever:
         k: Most items put in front of the model per retrieval.
         budget_chars: Most characters those items take in the prompt.
         embedder: Embeddings to search by as well (fused with the lexical rank), or None.
+        revision_ttl: Seconds between reads of the revision (REVISION_TTL).
+        clock: Monotonic seconds (the default is `time.monotonic`).
 
     """
 
@@ -39,6 +51,8 @@ class ExampleRetriever:
         k: int,
         budget_chars: int,
         embedder: Embeddings | None = None,
+        revision_ttl: float = REVISION_TTL,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.k = k
@@ -48,14 +62,26 @@ class ExampleRetriever:
         self._vectors = VectorIndex([])
         self._revision: int | None = None
         self._lock = asyncio.Lock()
+        self.revision_ttl = revision_ttl
+        self.clock = clock
+        self._checked_at = -float("inf")
+        self._seen_writes = -1
+
+    @property
+    def holds_items(self) -> bool:
+        """Whether the last refreshed index has any item (an empty memory is not searched)."""
+        return bool(self._lexical.items)
 
     async def search(self, query: str, k: int | None = None) -> list[MemoryItem]:
         """Return up to `k` (default the setting) items like `query`, best first."""
         await self._refresh_indexes()
         lexical, vectors = self._lexical, self._vectors
         limit = max(self.k if k is None else k, 0)
+        if not lexical.items or not limit:
+            return []
         candidates = max(limit, SEARCH_CANDIDATES)
-        ranked = await asyncio.to_thread(lexical.search, query, candidates)
+        # Inline: a fraction of a millisecond (ranking.py), less than a thread hop costs.
+        ranked = lexical.search(query, candidates)
         rankings = [[item for item, _ in ranked]]
         if self.embedder is not None and vectors.items and limit:
             try:
@@ -63,7 +89,12 @@ class ExampleRetriever:
             except Exception as exc:
                 logger.warning("embedding the query failed; lexical ranking only: %s", exc)
             else:
-                rankings.append([item for item, _ in vectors.search(vector, candidates)])
+                if vectors.size > INLINE_VECTOR_ELEMENTS:
+                    # A large scan is NumPy work that lets go of the GIL: off the loop.
+                    found = await asyncio.to_thread(vectors.search, vector, candidates)
+                else:
+                    found = vectors.search(vector, candidates)
+                rankings.append([item for item, _ in found])
         return fuse_rankings(rankings)[:limit]
 
     async def prompt_block(self, question: str) -> tuple[str, list[str]]:
@@ -73,9 +104,18 @@ class ExampleRetriever:
         return render_examples(await self.search(question), self.budget_chars)
 
     async def _refresh_indexes(self) -> None:
-        """Rebuild the indexes when any process changed the items since they were built."""
+        """Rebuild the indexes when any process changed the items since they were built.
+
+        The revision is read at most once per `revision_ttl` seconds, and at once after a
+        write through this process's store.
+        """
+        writes = self.store.writes
+        now = self.clock()
+        if writes == self._seen_writes and now - self._checked_at < self.revision_ttl:
+            return
         revision = await self.store.revision()
         if revision == self._revision:
+            self._checked_at, self._seen_writes = now, writes
             return
         async with self._lock:
             if revision == self._revision:
@@ -90,6 +130,7 @@ class ExampleRetriever:
             self._lexical = await asyncio.to_thread(LexicalIndex, items)
             self._vectors = await asyncio.to_thread(VectorIndex, items)
             self._revision = revision
+            self._checked_at, self._seen_writes = now, writes
 
 
 def build_memory_tools(retriever: ExampleRetriever) -> list[BaseTool]:

@@ -39,29 +39,57 @@ def build_embedder(settings: Settings) -> Embeddings | None:
 class VectorIndex:
     """Exact cosine search over the items' unit vectors (one matrix product per query).
 
-    Exact search over 10,000 examples takes about a millisecond, so no approximate index
-    (sqlite-vec cannot be loaded: this Python's sqlite3 has no extension loading).
+    The matrix is built once per revision of the items (with the lexical index, in a
+    thread); a search is one matrix-vector product and a partial sort, a read of the whole
+    matrix: at 10,000 examples about 0.1 ms at 64 dimensions (the stub's), and at 1,536
+    (61 MB of float32 read per question) about 10 ms on the shared 2-core machine, memory
+    bandwidth bound; such a scan runs in a thread, as NumPy lets go of the GIL
+    (bench/memory.py, README "Feedback and memory"). No approximate
+    index: this Python's sqlite3 cannot load extensions (no sqlite-vec), pgvector is not
+    installed in the PostgreSQL here, and sqlite-vec 0.1's vec0 is itself an exact
+    brute-force scan. An ANN index (HNSW) would pay well past 100,000 examples, where a
+    scan at 1,536 dimensions reads over 600 MB (around 100 ms) per question.
     """
 
     def __init__(self, items: list[MemoryItem]) -> None:
         with_vectors = [item for item in items if item.embedding]
         self.items = with_vectors
-        matrix = np.array([json.loads(item.embedding or "[]") for item in with_vectors])
+        # float32: half the memory and half the bytes each query reads, as precise as needed.
+        matrix = np.array(
+            [json.loads(item.embedding or "[]") for item in with_vectors], dtype=np.float32
+        )
         norms = np.linalg.norm(matrix, axis=1, keepdims=True) if len(matrix) else None
         self._matrix = matrix / np.where(norms == 0, 1, norms) if norms is not None else None
+
+    @property
+    def size(self) -> int:
+        """How many floats a search reads (items × dimensions)."""
+        return 0 if self._matrix is None else int(self._matrix.size)
 
     def search(self, vector: list[float], limit: int) -> list[tuple[MemoryItem, float]]:
         """Return up to `limit` items at least MIN_SIMILARITY alike, most similar first."""
         if self._matrix is None or limit <= 0 or len(vector) != self._matrix.shape[1]:
             return []
-        query = np.asarray(vector) / (np.linalg.norm(vector) or 1)
+        query = np.array(vector, dtype=np.float32)
+        query /= np.linalg.norm(query) or 1
         similarities = self._matrix @ query
-        best = np.argsort(-similarities, kind="stable")[:limit]
         return [
             (self.items[i], float(similarities[i]))
-            for i in best
+            for i in _best_first(similarities, limit)
             if similarities[i] >= MIN_SIMILARITY
         ]
+
+
+def _best_first(values: np.ndarray, limit: int) -> np.ndarray:
+    """Return the positions of the `limit` largest values, largest first, ties by position.
+
+    The same positions as a stable sort of the whole array, without sorting all of it.
+    """
+    if limit >= len(values):
+        return np.argsort(-values, kind="stable")
+    kth = -np.partition(-values, limit - 1)[limit - 1]
+    contenders = np.flatnonzero(values >= kth)  # every tie at the cut, in position order
+    return contenders[np.argsort(-values[contenders], kind="stable")][:limit]
 
 
 async def embed_missing(

@@ -8,12 +8,20 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def _no_steps() -> int:
+    return 0
+
+
 @dataclass(frozen=True)
 class EventSink:
     """The running question's event log, and whether its client wants model tokens."""
 
     append: Callable[[Any], None]
     stream_tokens: bool = False
+    steps: Callable[[], int] = _no_steps
+    """Nodes of the graph finished so far: the node running now is step `steps() + 1`."""
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when the code runs in a sub-agent's graph (react_agent/subagents)."""
 
 
 CURRENT_EVENT_SINK: ContextVar[EventSink | None] = ContextVar("run_event_sink", default=None)

@@ -284,7 +284,7 @@ class AgentRunner:
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
         # Sub-agents (react_agent/subagents) add their own events to the run through it.
-        CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens))
+        CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens, lambda: len(path)))
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
             graph_input, tally = _graph_input(snapshot, question, run.lang)

@@ -28,6 +28,8 @@ class ToolCalled:
     timestamp: str
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent called the tool (react_agent/subagents)."""
+    auto: bool = False
+    """The service ran the tool itself, before the model's first call (the memory's search)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,10 @@ class ToolReturned:
     timestamp: str
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent called the tool (react_agent/subagents)."""
+    auto: bool = False
+    """The service ran the tool itself, before the model's first call (the memory's search)."""
+    example_ids: list[str] | None = None
+    """Ids of the stored examples and notes a memory search found (its `examples_used`)."""
 
 
 ToolEvent = ToolCalled | ToolReturned
@@ -123,6 +129,7 @@ class ToolEventTracker:
         status, error = result_status(message, artifact)
         records = artifact.get("records") if status == "ok" else None
         shown = artifact.get("preview_row_count")
+        example_ids = artifact.get("examples_used")
         return ToolReturned(
             tool_call_id=message.tool_call_id,
             tool_name=message.name or "",
@@ -138,6 +145,7 @@ class ToolEventTracker:
             duration_ms=duration,
             step=step,
             timestamp=now_timestamp(),
+            example_ids=list(example_ids) if isinstance(example_ids, list) else None,
         )
 
 

@@ -13,7 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
-from react_agent.runs.event_sink import EventSink
+from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import NodeFinished, TokenStreamed
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_work import TurnWork
@@ -86,6 +86,10 @@ async def run_subagent(
     stream_tokens = sink is not None and sink.stream_tokens
     modes = ["updates", "messages"] if stream_tokens else ["updates"]
     step = 0
+    if sink is not None:
+        # What the sub-agent's nodes report themselves (the memory's retrieval) is its own.
+        # This runs in the sub-agent's task: the setting stays in that task's context.
+        CURRENT_EVENT_SINK.set(replace(sink, steps=lambda: step, subagent=outcome.subagent))
     async for mode, chunk in graph.astream(
         subagent_input(outcome.question), config, stream_mode=modes
     ):

@@ -9,7 +9,9 @@ import pytest
 from pydantic import SecretStr
 
 from config import Settings
+from react_agent.memory import retrieval
 from react_agent.memory.examples import SQL
+from react_agent.memory.retrieval import INLINE_VECTOR_ELEMENTS
 from react_agent.memory.store import open_memory
 from tests.support.openai_stub import EMBEDDING_DIMENSIONS, OpenAIStub
 
@@ -50,9 +52,15 @@ async def test_examples_are_embedded_once_and_stored_with_the_example(
     assert {request["model"] for request in stub.embedding_requests} == {"stub-embedding"}
 
 
+@pytest.mark.parametrize("inline_elements", [INLINE_VECTOR_ELEMENTS, 0], ids=["inline", "thread"])
 async def test_a_question_only_the_vectors_match_still_finds_its_example(
-    embedding_settings: Settings, settings: Settings
+    embedding_settings: Settings,
+    settings: Settings,
+    inline_elements: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # 0: every vector search goes to a thread, as a large matrix's does.
+    monkeypatch.setattr(retrieval, "INLINE_VECTOR_ELEMENTS", inline_elements)
     # 售销 and 销售 share no character bigram (no lexical match) but every character.
     async with open_memory(embedding_settings) as memory:
         item = await memory.examples.add(SQL, "销售", "SELECT 1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from config import Settings
 from react_agent.memory.examples import DOCUMENTATION, SQL, MemoryItem
 from react_agent.memory.prompt import render_examples
-from react_agent.memory.ranking import LexicalIndex
+from react_agent.memory.ranking import LexicalIndex, _LuceneIdfBM25, document_text
+from react_agent.memory.retrieval import REVISION_TTL, ExampleRetriever
 from react_agent.memory.store import Memory, open_memory
 from react_agent.memory.tokens import tokenize
 
@@ -67,10 +69,59 @@ def test_an_item_longer_than_the_budget_is_skipped_not_cut() -> None:
 async def test_a_change_by_another_store_is_seen_by_the_retriever(
     memory: Memory, settings: Settings
 ) -> None:
-    assert await memory.retriever.search("refunds") == []
+    # No time to live: every search reads the revision (the next test covers the default).
+    retriever = ExampleRetriever(memory.examples, k=5, budget_chars=1500, revision_ttl=0)
+    assert await retriever.search("refunds") == []
     async with open_memory(settings) as other_process:
         note = await other_process.examples.add(DOCUMENTATION, None, "GMV excludes refunds")
-    assert [item.id for item in await memory.retriever.search("refunds")] == [note.id]
+    assert [item.id for item in await retriever.search("refunds")] == [note.id]
+
+
+async def test_the_revision_is_read_once_per_time_to_live_and_at_once_after_a_local_write(
+    memory: Memory, settings: Settings
+) -> None:
+    now = [1000.0]
+    retriever = ExampleRetriever(memory.examples, k=5, budget_chars=1500, clock=lambda: now[0])
+    assert await retriever.search("refunds") == []
+    async with open_memory(settings) as other_process:
+        note = await other_process.examples.add(DOCUMENTATION, None, "GMV excludes refunds")
+    # Within the time to live, another process's change is not read yet: no query per question.
+    now[0] += REVISION_TTL / 2
+    assert await retriever.search("refunds") == []
+    now[0] += REVISION_TTL
+    assert [item.id for item in await retriever.search("refunds")] == [note.id]
+    # A write through this process's store is seen at once, whatever the clock says.
+    local = await memory.examples.add(DOCUMENTATION, None, "Refunds are negative orders")
+    assert {item.id for item in await retriever.search("refunds")} == {note.id, local.id}
+
+
+async def test_an_empty_memory_is_not_searched(memory: Memory) -> None:
+    assert await memory.retriever.prompt_block("各地区的销售额") == ("", [])
+    assert not memory.retriever.holds_items
+    await memory.examples.add(DOCUMENTATION, None, "GMV excludes refunds")
+    assert (await memory.retriever.prompt_block("GMV"))[1] != []
+    assert memory.retriever.holds_items
+
+
+def test_the_inverted_index_scores_as_rank_bm25_scores_every_item() -> None:
+    rng = random.Random(5)
+    words = ["地区", "销售", "region", "sales", "orders", "refund", "gmv", "month", "华东"]
+    items = [
+        MemoryItem(f"i{i}", SQL, " ".join(rng.choices(words, k=rng.randint(1, 8))), "")
+        for i in range(300)
+    ]
+    index = LexicalIndex(items)
+    reference = _LuceneIdfBM25([tokenize(document_text(item)) or ["\x00"] for item in items])
+    for _ in range(50):
+        query = " ".join(rng.choices(words, k=rng.randint(1, 4)))
+        expected = reference.get_scores(
+            [word for word in dict.fromkeys(tokenize(query)) if word in reference.idf]
+        )
+        found = index.search(query, 300)
+        assert [score for _, score in found] == sorted(
+            (score for score in expected if score > 0), reverse=True
+        )
+        assert all(expected[int(item.id[1:])] == score for item, score in found)
 
 
 async def test_the_memory_refuses_to_live_in_the_data_database(settings: Settings) -> None:
