@@ -3,17 +3,20 @@
 The run is held at its second model call (after run_sql ran), then the service process
 is killed with SIGKILL and restarted on the same SQLite file:
 
-- `sync` and `async` keep every step that finished before the one running at the kill
-  (with `async` a step is written while the next one runs; the held model call gives it
-  time): the question, the tool call and its result are there, the turn shows as
-  interrupted, and the next question closes it and answers.
+- `sync` keeps every step that finished before the one running at the kill: the
+  question, the tool call and its result are there, the turn shows as interrupted, and
+  the next question closes it and answers. `async` writes a step while the next one
+  runs, so a kill can still find the last one in flight: the test waits until the service
+  reads it back before killing, and then the same holds.
 - `exit` writes once, when the run ends: the held question leaves nothing at all; the
   thread is as it was before that question, and it answers again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,8 +48,19 @@ def stub() -> Iterator[OpenAIStub]:
         yield server
 
 
-async def _kill_while_held(env: dict[str, str], tmp_path: Path, stub: OpenAIStub, thread_id: str):
-    """Ask a finished first question, then the held one; SIGKILL the service mid-run."""
+async def _kill_while_held(
+    env: dict[str, str],
+    tmp_path: Path,
+    stub: OpenAIStub,
+    thread_id: str,
+    *,
+    after_written: bool = False,
+):
+    """Ask a finished first question, then the held one; SIGKILL the service mid-run.
+
+    With `after_written`, the kill waits until the service reads back the held question's
+    tool result (asynchronous checkpoint writes may still be in flight when it is held).
+    """
     gate = threading.Event()
     service = await start_service(env, tmp_path)
     try:
@@ -59,6 +73,8 @@ async def _kill_while_held(env: dict[str, str], tmp_path: Path, stub: OpenAIStub
             script_held_question(stub, gate)
             async with open_stream(http, **ask_held_question(thread_id)) as (_, events):
                 await read_until_held(events, stub)
+                if after_written:
+                    await _until_written(http, thread_id, deadline=time.monotonic() + 60)
                 service.process.kill()  # SIGKILL: no drain, no cleanup
                 assert service.process.wait(10) == -9
     finally:
@@ -73,7 +89,7 @@ async def test_sync_and_async_keep_the_finished_steps_and_the_thread_recovers(
     thread_id = f"durable:{uuid.uuid4().hex[:12]}"
     checkpoint_url = f"sqlite:///{tmp_path / 'conversations.db'}"
     env = service_env(stub, checkpoint_url, CHECKPOINT_DURABILITY=durability)
-    await _kill_while_held(env, tmp_path, stub, thread_id)
+    await _kill_while_held(env, tmp_path, stub, thread_id, after_written=durability == "async")
 
     restarted = await start_service(env, tmp_path)
     try:
@@ -145,6 +161,13 @@ async def _messages(
             text = None
         shown.append((m["role"], text, m.get("interrupted", False)))
     return shown
+
+
+async def _until_written(http: httpx.AsyncClient, thread_id: str, *, deadline: float) -> None:
+    """Return once the thread's checkpoints hold the held question's run_sql result."""
+    while ("tool", "run_sql", False) not in await _messages(http, thread_id, include_tools=True):
+        assert time.monotonic() < deadline, "the run_sql step was never written"
+        await asyncio.sleep(0.05)
 
 
 async def _status(http: httpx.AsyncClient, thread_id: str) -> str:
