@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -34,6 +35,14 @@ def stub() -> Iterator[OpenAIStub]:
     """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
     with OpenAIStub() as server:
         yield server
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Return a checkpoint database that outlives one service process (SQLite, PostgreSQL)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'conversations.db'}"
+    return request.getfixturevalue("postgres_database")
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -39,13 +38,6 @@ from tests.support.sse import collect_stream, open_stream
 
 FIRST_QUESTION = "你好"
 FIRST_ANSWER = "你好！"
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
 
 
 async def _kill_while_held(

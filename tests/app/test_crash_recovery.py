@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,24 +21,8 @@ from tests.support.held_runs import (
     service_env,
     start_service,
 )
-from tests.support.openai_stub import OpenAIStub
 from tests.support.service_process import stop_process
 from tests.support.sse import open_stream
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Return a checkpoint database that outlives one service process."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'conversations.db'}"
-    return request.getfixturevalue("postgres_database")
 
 
 async def test_killed_run_leaves_an_intact_interrupted_thread_that_answers_again(

@@ -14,7 +14,6 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -44,13 +43,6 @@ EXIT_MARGIN = 10.0
 Generous, because a shared CI machine may be slow; still far below the held model call's
 LLM_TIMEOUT (30 s), so an exit that waited for the model instead of the grace fails.
 """
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import psycopg
-import pytest
 from httpx_sse import aconnect_sse
 
 from react_agent.sample_data.load_postgres import load_into_postgres
@@ -47,13 +46,6 @@ class RawEvent:
 
     id: str
     data: str
-
-
-@pytest.fixture
-def stub():
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
 
 
 async def two_workers(

@@ -6,7 +6,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
-import pytest
 
 from react_agent.sample_data.load_postgres import load_into_postgres
 from tests.support.openai_stub import OpenAIStub, Reply, ToolCall
@@ -35,14 +34,6 @@ def ask_for_approval(client: httpx.Client, base: str) -> dict:
     data = response.json()["data"]
     assert data["status"] == "awaiting_approval" and data["sql"] == STORES_SQL
     return data
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Return a checkpoint database that outlives one service process."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'conversations.db'}"
-    return request.getfixturevalue("postgres_database")
 
 
 def test_a_pending_approval_survives_a_restart_and_resumes_on_the_new_process(

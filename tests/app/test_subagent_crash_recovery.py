@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.react_agent.subagents.test_delegate import QUESTION, SALES, SALES_SQL, TOP, TOP_SQL
 from tests.support.held_runs import poll_until, service_env, start_service
 from tests.support.model_requests import tool_results, unanswered_tool_call_ids
-from tests.support.openai_stub import OpenAIStub, Reply, ToolCall
+from tests.support.openai_stub import Reply, ToolCall
 from tests.support.service_process import stop_process
 from tests.support.sse import collect_stream, open_stream
 from tests.support.stub_routes import RoutedReplies, first_question
@@ -27,21 +24,6 @@ TASKS = [
     {"description": "sales by year", "question": SALES},
     {"description": "top products", "question": TOP},
 ]
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """Start an OpenAI-compatible server on 127.0.0.1 for one test."""
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def checkpoint_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Return a checkpoint database that outlives one service process."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'conversations.db'}"
-    return request.getfixturevalue("postgres_database")
 
 
 async def test_a_kill_during_a_delegate_call_leaves_a_thread_that_answers_again(
