@@ -78,6 +78,11 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path: Pa
                 "--no-color",
                 "--request-timeout",
                 "30",
+                # A data-generation check, not a finding about the API: under the bench
+                # extra's schemathesis 4.15 most strings generated for the POST stream's two
+                # free-form headers (Last-Event-ID, Accept) are not valid header values and
+                # are filtered out, which fails hypothesis's health check.
+                "--suppress-health-check=filter_too_much",
             ],
             capture_output=True,
             text=True,
