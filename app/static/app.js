@@ -162,7 +162,7 @@ function showResult(data) {
 
 // Thumb up / down under an answer that ran SQL, stored by qa_feedback/add. Pressing the pressed
 // thumb again undoes the rating; pressing the other one replaces it (the old one is deleted).
-function showFeedback(data) {
+function showFeedback(data, runId) {
   const words = {
     "zh-CN": { up: "有帮助", down: "没帮助", thanks: "感谢反馈", undone: "已撤销", failed: "反馈失败：" },
     "en-US": { up: "Helpful", down: "Not helpful", thanks: "Thanks", undone: "Undone", failed: "Feedback failed: " },
@@ -203,6 +203,7 @@ function showFeedback(data) {
       }
       const body = { question, sql: data.sql, is_thumb_up: up, user_id: userId };
       if (data.conversation_id) body.thread_id = data.conversation_id;
+      if (runId) body.run_id = runId; // the answer rated, not only its conversation
       const added = await send("api/v0/qa_feedback/add", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -284,7 +285,7 @@ function onStreamMessage(run, event) {
     case "completed":
       run.settled = true;
       showResult(data);
-      showFeedback(data);
+      showFeedback(data, run.runId);
       break;
     case "interrupt": // the run waits for a person to approve its SQL
       run.settled = true;

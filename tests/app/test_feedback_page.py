@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.async_api import Browser, expect
 
 from config import Settings
@@ -39,6 +41,7 @@ async def test_a_thumb_rates_the_answer_with_its_sql_and_pressing_it_again_undoe
         assert rating["sql"] == progress_page.STORES_BY_REGION_SQL
         assert rating["is_thumb_up"] is True and rating["user_id"] == "wang"
         assert rating["thread_id"].startswith("wang:")
+        assert re.fullmatch(r"[0-9a-f]{32}", rating["run_id"] or "")  # the answer rated
 
         await page.hook("thumb-down").click()
         await expect(page.hook("thumb-down")).to_have_attribute("aria-pressed", "true")
