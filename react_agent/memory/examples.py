@@ -169,9 +169,12 @@ class ExampleStore:
     async def set_embedding(self, item: MemoryItem, embedding: str) -> None:
         """Store an item's embedding, unless the item changed since it was read."""
         # Not a change of the items: the revision stays, so no other process re-indexes.
+        # The text is compared too: updated_at is to the second, and an update within the
+        # same second as the read would otherwise be stored with the old text's vector.
         await self.database.execute(
-            "UPDATE memory_items SET embedding = ? WHERE id = ? AND updated_at = ?",
-            (embedding, item.id, item.updated_at),
+            "UPDATE memory_items SET embedding = ? WHERE id = ? AND updated_at = ? "
+            "AND COALESCE(question, '') = ? AND content = ?",
+            (embedding, item.id, item.updated_at, item.question or "", item.content),
         )
 
     async def revision(self) -> int:

@@ -292,3 +292,35 @@ async def test_a_body_that_is_not_utf8_is_a_4xx_not_a_500_with_a_bound_key(keyed
     )
     assert response.status_code == 400, response.text
     assert error_type(response) == "USER_ID_REQUIRED"
+
+
+async def test_a_key_bound_to_one_user_may_not_change_or_delete_another_users_rating(keyed):
+    added = await keyed.http.post(
+        "/api/v0/qa_feedback/add",
+        headers=bearer(OPEN_KEY),
+        json={"question": "q", "sql": "SELECT 1", "is_thumb_up": True, "user_id": "bob"},
+    )
+    assert added.status_code == 200, added.text
+    feedback_id = added.json()["data"]["feedback_id"]
+
+    async def bobs_ratings() -> list[dict[str, Any]]:
+        response = await keyed.http.post(
+            "/api/v0/qa_feedback/query", headers=bearer(OPEN_KEY), json={"user_id": "bob"}
+        )
+        return response.json()["data"]["records"]
+
+    before = await bobs_ratings()
+    assert [record["id"] for record in before] == [feedback_id]
+    update, delete = (f"/api/v0/qa_feedback/{verb}/{feedback_id}" for verb in ("update", "delete"))
+    for params in ({}, {"user_id": "alice"}, {"user_id": "bob"}):
+        # A change of the thumb, and a move of the rating to alice.
+        for body in ({"is_thumb_up": False}, {"user_id": "alice"}):
+            response = await keyed.http.put(
+                update, params=params, json=body, headers=bearer(ALICE_KEY)
+            )
+            assert response.status_code == 403, (params, body, response.text)
+            assert error_type(response) == "FORBIDDEN"
+        response = await keyed.http.delete(delete, params=params, headers=bearer(ALICE_KEY))
+        assert response.status_code == 403, (params, response.text)
+        assert error_type(response) == "FORBIDDEN"
+    assert await bobs_ratings() == before

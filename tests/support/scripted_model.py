@@ -12,6 +12,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 _ids = itertools.count(1)
@@ -37,7 +38,8 @@ class ScriptedChatModel(BaseChatModel):
     A reply may be an AIMessage, a function of the prompt returning one, or an exception
     to raise. `gates[n]` (an asyncio.Event) makes call n (0-based) wait until it is set;
     `entered[n]` is set when call n starts, so tests can synchronise without sleeping.
-    When the script runs out, `default` (if given) is repeated.
+    When the script runs out, `default` (if given) is repeated. The names of the tools it
+    is bound with are kept in `bound_tools`.
     """
 
     replies: list[Any] = Field(default_factory=list)
@@ -45,13 +47,18 @@ class ScriptedChatModel(BaseChatModel):
     seen: list[list[BaseMessage]] = Field(default_factory=list)
     gates: dict[int, Any] = Field(default_factory=dict)
     entered: dict[int, Any] = Field(default_factory=dict)
+    bound_tools: list[list[str]] = Field(default_factory=list)
+    """The names of the tools of each bind_tools call, in order."""
 
     @property
     def _llm_type(self) -> str:
         return "scripted"
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        """Tools are ignored: the script already says what to call."""
+        """Tools are only recorded (`bound_tools`): the script already says what to call."""
+        self.bound_tools.append(
+            [convert_to_openai_tool(tool)["function"]["name"] for tool in tools]
+        )
         return self
 
     def _next_reply(self, messages: list[BaseMessage]) -> AIMessage:

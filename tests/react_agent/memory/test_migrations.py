@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.migrations import MIGRATIONS, migrate_memory
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def memory_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    """Return the URL of an empty memory database of each kind."""
-    if request.param == "postgres":
-        return request.getfixturevalue("postgres_database")
-    return f"sqlite:///{tmp_path / 'memory.db'}"
 
 
 async def test_migrating_twice_and_concurrently_applies_each_version_once(memory_url: str) -> None:
