@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
 from quart import Blueprint, Response, g, request
 from quart_schema import (
@@ -26,7 +25,7 @@ from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RUNNING
+from react_agent.runs.event_store import RUNNING, Batch
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -130,26 +129,26 @@ async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
 
 
 async def _first_event(runs: StreamRuns, run_id: str, after: int) -> AsyncIterator | None:
-    """Return the run's events after `after`, or None if the run has nothing more to send."""
+    """Return the run's event batches after `after`, or None if it has nothing more to send."""
     record = await runs.store.record(run_id) if run_id else None
     if record is None:
         return None
-    events = runs.follow(run_id, after, app_settings().stream_heartbeat)
+    batches = runs.follow(run_id, after, app_settings().stream_heartbeat)
     if record.status == RUNNING:
-        return events
+        return batches
     try:
-        # The run has ended, so this answers at once: its next event, or none (204).
-        first = await anext(events)
+        # The run has ended, so this answers at once: its next events, or none (204).
+        first = await anext(batches)
     except StopAsyncIteration:
         return None
-    return _prepend(first, events)
+    return _prepend(first, batches)
 
 
-async def _prepend(first: tuple[int, Any], rest: AsyncIterator) -> AsyncIterator:
+async def _prepend(first: Batch, rest: AsyncIterator[Batch]) -> AsyncIterator[Batch]:
     try:
         yield first
-        async for item in rest:
-            yield item
+        async for batch in rest:
+            yield batch
     finally:
         await rest.aclose()  # type: ignore[attr-defined]
 
@@ -169,23 +168,27 @@ def follow_run(
 ) -> AsyncIterator[bytes]:
     """Return the run's stored events as frames from sequence `after` on, with heartbeats."""
     settings = app_settings()
-    events = first or stream_runs().follow(run_id, after, settings.stream_heartbeat)
-    return _frames(run_id, events, wire, settings.stream_retry_ms)
+    batches = first or stream_runs().follow(run_id, after, settings.stream_heartbeat)
+    return _frames(run_id, batches, wire, settings.stream_retry_ms)
 
 
 async def _frames(
-    run_id: str, events: AsyncIterator, wire: StreamFormat, retry_ms: int
+    run_id: str, batches: AsyncIterator[Batch], wire: StreamFormat, retry_ms: int
 ) -> AsyncIterator[bytes]:
-    # Runs outside the request context, so everything it needs is passed in.
-    async for seq, envelope in events:
-        if envelope is None:
-            yield wire.heartbeat
-        else:
-            yield wire.encode_event(
+    # Runs outside the request context, so everything it needs is passed in. The events
+    # already stored go out in one write: under load a node's progress and tool events
+    # come together, and each write costs the server a trip through Quart and Hypercorn.
+    async for batch in batches:
+        yield b"".join(
+            wire.heartbeat
+            if envelope is None
+            else wire.encode_event(
                 envelope,
                 event_id=format_event_id(run_id, seq),
                 retry_ms=retry_ms if seq == 1 else None,
             )
+            for seq, envelope in batch
+        )
 
 
 async def error_stream(

@@ -15,7 +15,7 @@ from app.streaming.events import (
     stream_envelopes,
 )
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import Payload, RunEventStore, RunRecord
+from react_agent.runs.event_store import Batch, Payload, RunEventStore, RunRecord
 from react_agent.runs.run import Run
 
 logger = logging.getLogger(__name__)
@@ -66,19 +66,21 @@ class StreamRuns:
         self._runs[run.run_id] = run
         self._spawn(self._copy_events(run, ctx))
 
-    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[tuple[int, Any]]:
-        """Follow a run (from any worker) and count this follower while it lasts."""
+    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
+        """Follow a run (from any worker) and count this follower while it lasts.
+
+        Yields batches: every event already stored comes at once, so a stream writes them
+        in one frame (`[(seq, None)]` after `heartbeat` idle seconds).
+        """
         return self._counted(run_id, after, heartbeat)
 
-    async def _counted(
-        self, run_id: str, after: int, heartbeat: float
-    ) -> AsyncIterator[tuple[int, Any]]:
+    async def _counted(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
         self._attach(run_id)
         try:
-            async for item in self.store.follow(
+            async for batch in self.store.follow_batches(
                 run_id, after, idle_timeout=heartbeat, on_abandoned=abandoned_run_envelopes
             ):
-                yield item
+                yield batch
         finally:
             self._detach(run_id)
 

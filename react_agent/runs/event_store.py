@@ -41,6 +41,20 @@ class RunRecord:
 AbandonedPayloads = Callable[[RunRecord], list[Payload]]
 """Builds the events that close a run whose owner died (an error, then end)."""
 
+Batch = list[tuple[int, Payload | None]]
+"""The events a follower reads at once: `(seq, payload)` in order, or `[(seq, None)]` when
+it waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
+
+
+async def flatten(batches: AsyncIterator[Batch]) -> AsyncIterator[tuple[int, Payload | None]]:
+    """Yield the items of `batches` one at a time."""
+    try:
+        async for batch in batches:
+            for item in batch:
+                yield item
+    finally:
+        await batches.aclose()  # type: ignore[attr-defined]
+
 
 class RunEventStore(Protocol):
     """The numbered events of streamed runs, readable by any process that shares the store."""
@@ -68,6 +82,12 @@ class RunEventStore(Protocol):
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
     ) -> AsyncIterator[tuple[int, Payload | None]]:
         """Yield `(seq, payload)` after `after` until the run ended; `(seq, None)` when idle."""
+        ...
+
+    def follow_batches(
+        self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
+    ) -> AsyncIterator[Batch]:
+        """Like `follow`, but every event already there comes in one batch (one write)."""
         ...
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
@@ -152,7 +172,7 @@ class InProcessRunEvents:
         run = self._runs.get(run_id)
         return None if run is None else run.record
 
-    async def follow(
+    def follow(
         self,
         run_id: str,
         after: int,
@@ -161,21 +181,35 @@ class InProcessRunEvents:
         on_abandoned: AbandonedPayloads | None = None,
     ) -> AsyncIterator[tuple[int, Payload | None]]:
         """Yield the run's events after `after` until it ended (a run here never dies alone)."""
+        return flatten(self.follow_batches(run_id, after, idle_timeout=idle_timeout))
+
+    async def follow_batches(
+        self,
+        run_id: str,
+        after: int,
+        *,
+        idle_timeout: float,
+        on_abandoned: AbandonedPayloads | None = None,
+    ) -> AsyncIterator[Batch]:
+        """Yield the run's events after `after`, all those already there at once."""
         self._expire()
         run = self._runs.get(run_id)
         if run is None:
             return
         index = after
         while True:
-            while index < len(run.events):
-                index += 1
-                yield index, run.events[index - 1]
+            if index < len(run.events):
+                end = len(run.events)
+                yield [(seq, run.events[seq - 1]) for seq in range(index + 1, end + 1)]
+                index = end
+                continue  # more may have come while that batch was being sent
             if run.ended:
                 return
             try:
-                await asyncio.wait_for(run.appended.wait(), idle_timeout)
+                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
+                    await run.appended.wait()
             except TimeoutError:
-                yield index, None
+                yield [(index, None)]
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
         """Nobody follows from another process: there is none."""

@@ -19,9 +19,11 @@ from react_agent.runs.event_store import (
     ABANDONED,
     RUNNING,
     AbandonedPayloads,
+    Batch,
     InProcessRunEvents,
     Payload,
     RunRecord,
+    flatten,
     process_owner_id,
 )
 from react_agent.runs.run_notifications import CANCEL_CHANNEL, EVENTS_CHANNEL, RunNotifications
@@ -161,21 +163,29 @@ class PostgresRunEvents:
         )
         return RunRecord(*rows[0]) if rows else None
 
-    async def follow(
+    def follow(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
     ) -> AsyncIterator[tuple[int, Payload | None]]:
         """Yield the run's events after `after` until it ended; `(seq, None)` when idle."""
+        return flatten(
+            self.follow_batches(run_id, after, idle_timeout=idle_timeout, on_abandoned=on_abandoned)
+        )
+
+    async def follow_batches(
+        self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
+    ) -> AsyncIterator[Batch]:
+        """Like `follow`, each read's events in one batch."""
         if self.local.has(run_id):
-            async for item in self.local.follow(run_id, after, idle_timeout=idle_timeout):
-                yield item
+            async for batch in self.local.follow_batches(run_id, after, idle_timeout=idle_timeout):
+                yield batch
             return
         last, idle_since, next_check = after, time.monotonic(), 0.0
         while True:
             waker = self.notifications.waker(run_id)  # taken before reading: no lost wake
             status, events = await self._read_after(run_id, last)
-            for seq, payload in events:
-                last = seq
-                yield seq, payload
+            if events:
+                last = events[-1][0]
+                yield events
             if status is None or status != RUNNING:
                 return
             now = time.monotonic()
@@ -187,11 +197,12 @@ class PostgresRunEvents:
                     continue  # the run was just closed here: read its last events
             wait = min(next_check, idle_since + idle_timeout) - time.monotonic()
             try:
-                await asyncio.wait_for(waker.wait(), max(wait, 0.0))
+                async with asyncio.timeout(max(wait, 0.0)):
+                    await waker.wait()
             except TimeoutError:
                 if time.monotonic() - idle_since >= idle_timeout:
                     idle_since = time.monotonic()
-                    yield last, None
+                    yield [(last, None)]
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
         """Seconds since a follower in another process last said it was there."""

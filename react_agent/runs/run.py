@@ -49,7 +49,8 @@ class Run:
             if self.done:
                 return
             try:
-                await asyncio.wait_for(self._appended.wait(), idle_timeout)
+                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
+                    await self._appended.wait()
             except TimeoutError:
                 yield index, None
 

@@ -37,11 +37,11 @@ async def published(run: Run, resume_grace: float) -> StreamRuns:
 
 async def follow_one(runs: StreamRuns, run: Run) -> tuple[int, dict | None]:
     """Follow the run until its first event, then leave (as a client that disconnects)."""
-    events = runs.follow(run.run_id, 0, HEARTBEAT)
+    batches = runs.follow(run.run_id, 0, HEARTBEAT)
     try:
-        return await anext(events)
+        return (await anext(batches))[0]
     finally:
-        await events.aclose()
+        await batches.aclose()
 
 
 async def test_published_envelopes_are_numbered_in_the_store_from_one(run):
@@ -71,7 +71,7 @@ async def test_a_client_that_reconnects_within_the_grace_keeps_the_run(run):
     runs = await published(run, resume_grace=60)
     await follow_one(runs, run)
     events = runs.follow(run.run_id, 0, HEARTBEAT)  # the reconnect
-    assert (await anext(events))[0] == 1  # it follows again
+    assert (await anext(events))[0][0] == 1  # it follows again
     # The grace's check, run now rather than in 60 s: someone follows, so the run goes on.
     await runs._cancel_if_unfollowed(run.run_id)
     assert not run.task.done()
@@ -81,7 +81,7 @@ async def test_a_client_that_reconnects_within_the_grace_keeps_the_run(run):
 async def test_a_finished_run_is_not_cancelled_when_its_follower_leaves(run):
     runs = await published(run, resume_grace=0)
     run.append(RunFailed(ServiceError(500, "AGENT_FAILED", "boom")))
-    events = runs.follow(run.run_id, 0, HEARTBEAT)
-    seen = [envelope["data"]["type"] async for _, envelope in events if envelope]
+    batches = runs.follow(run.run_id, 0, HEARTBEAT)
+    seen = [env["data"]["type"] async for batch in batches for _, env in batch if env]
     assert seen[0] == "started" and seen[-2:] == ["error", "end"]
     assert run.done and not run.task.done()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from react_agent.runs.event_store import FINISHED, InProcessRunEvents, RunRecord
 from tests.support.run_stores import FakeClock
 
@@ -53,3 +55,27 @@ async def test_runs_expire_in_the_order_they_ended_and_a_running_one_never_does(
     clock.now += 100 * TTL
     await store.append("long", 1, {"n": 1})
     assert await store.record("long") is not None
+
+
+async def test_a_follower_gets_every_stored_event_in_one_batch_then_each_new_one():
+    store = InProcessRunEvents(TTL)
+    await store.open_run(RunRecord("run1", THREAD, "wang1", "zh-CN", store.owner), lambda: None)
+    for seq in (1, 2, 3):
+        await store.append("run1", seq, {"n": seq})
+    batches = store.follow_batches("run1", 1, idle_timeout=60)
+    assert [seq for seq, _ in await anext(batches)] == [2, 3]  # one write for both
+
+    waiting = asyncio.ensure_future(anext(batches))
+    await store.append("run1", 4, {"n": 4})
+    assert await waiting == [(4, {"n": 4})]
+    await store.finish("run1")
+    assert [batch async for batch in batches] == []
+
+
+async def test_an_idle_follower_gets_a_heartbeat_batch():
+    store = InProcessRunEvents(TTL)
+    await store.open_run(RunRecord("run1", THREAD, "wang1", "zh-CN", store.owner), lambda: None)
+    await store.append("run1", 1, {"n": 1})
+    batches = store.follow_batches("run1", 1, idle_timeout=0.01)
+    assert await anext(batches) == [(1, None)]
+    await batches.aclose()
