@@ -20,6 +20,7 @@ SALES = "2024和2025年各地区的销售额各是多少？"
 TOP = "每个地区最畅销的三个产品是哪些？"
 SALES_SQL = "SELECT region_name FROM regions ORDER BY region_name"
 TOP_SQL = "SELECT product_name FROM products ORDER BY product_name LIMIT 3"
+MAIN_SQL = "SELECT count(*) AS n FROM regions"
 
 
 def delegate_both() -> AIMessage:
@@ -88,6 +89,34 @@ async def test_two_sub_questions_run_at_once_and_the_parent_reads_only_their_ans
     assert all(entry["status"] == "ok" and entry["result_id"] for entry in result.sqls)
     assert result.sql is None  # the main answer ran no query of its own
     assert result.sql_execution_count == 2 and result.sql_refusal_count == 0
+
+
+async def test_the_main_agents_own_query_stays_the_results_sql_beside_its_sub_agents(
+    open_service,
+):
+    from app.asking.final_data import build_final_data
+
+    # The main agent queries first, so a sub-agent's later query could overwrite its sql.
+    parent = [call_tool("run_sql", sql=MAIN_SQL), delegate_both(), answer("七个地区，三个产品")]
+    model = routed(parent, sub_script(SALES_SQL, "七个地区"), sub_script(TOP_SQL, "三个产品"))
+    async with open_service(model) as service:
+        result = await service.runner.ask(QUESTION, "wang1:sub13")
+
+    assert result.answer == "七个地区，三个产品"
+    assert result.tools_used == ["run_sql", "delegate"]
+    assert result.sql == MAIN_SQL
+    assert result.records["rows"] == [{"n": 7}] and result.records["total_row_count"] == 1
+    assert [entry["sql"] for entry in result.sqls] == [MAIN_SQL, SALES_SQL, TOP_SQL]
+    assert "subagent" not in result.sqls[0]  # the main agent's own statement
+    subagents = [entry["subagent"] for entry in result.sqls[1:]]
+    assert [s["description"] for s in subagents] == ["sales by year", "top products"]
+    assert len({s["id"] for s in subagents}) == 2
+    assert all(entry["status"] == "ok" and entry["result_id"] for entry in result.sqls)
+    assert result.sql_execution_count == 3 and result.sql_refusal_count == 0
+    # The API's final data shows the main agent's query and rows, and all three statements.
+    data = build_final_data(result, "wang1")
+    assert data["sql"] == MAIN_SQL and data["records"] == result.records
+    assert data["sqls"] == result.sqls
 
 
 async def test_sub_agent_events_interleave_and_carry_their_sub_agent(open_service):
