@@ -15,6 +15,7 @@ from bench.drivers.service import service_stream
 from bench.environment import TELEMETRY_OFF, log
 from bench.facts import environment_facts
 from bench.http_phase import Sides, http_phase
+from bench.measure.measured import db_name
 from bench.measure.sampler import Sampler
 from bench.peers.launch import (
     LANGGRAPH_ASSISTANT,
@@ -185,6 +186,9 @@ def _ready_sides(
             procs.stop(child)
             continue
         sampler.watch(name, child.pid)
+        if name in state.databases:
+            # Its database's backends work for it: their CPU is the side's, not other load.
+            sampler.watch_matching(db_name(name), state.databases[name])
         sampler.begin()
         idle = sampler.end()
         results[name] = {

@@ -23,6 +23,8 @@ class BenchState:
     stub_pid: int = 0
     cleanup: ExitStack = field(default_factory=ExitStack)
     """What to undo when the run ends (e.g. scratch databases of the scale-out sides)."""
+    databases: dict[str, str] = field(default_factory=dict)
+    """Side → the name of its scratch PostgreSQL database, whose backends work for it."""
     quiet: Quiet = field(init=False)
     """How hard to try for undisturbed measurements."""
 

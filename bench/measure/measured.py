@@ -51,6 +51,11 @@ async def quiet_moment(quiet: Quiet) -> tuple[float, float]:
     return waited, busy
 
 
+def db_name(side: str) -> str:
+    """Return the sampler's name for the PostgreSQL backends that serve `side`."""
+    return f"{side}:db"
+
+
 def _per_question(cpu_s: float | None, samples: list[Sample]) -> float | None:
     """Server CPU per completed question: hardly moved by a neighbour's load, unlike time."""
     done = sum(1 for s in samples if s.ok)
@@ -86,6 +91,8 @@ async def measured_level(
             "server_cpu_s": window.cpu_s.get(server),
             "server_cpu_pct": window.cpu_pct.get(server),
             "server_cpu_ms_per_question": _per_question(window.cpu_s.get(server), samples),
+            "db_cpu_pct": window.cpu_pct.get(db_name(server)),
+            "db_cpu_ms_per_question": _per_question(window.cpu_s.get(db_name(server)), samples),
             "stub_cpu_pct": window.cpu_pct.get("stub"),
             "client_cpu_pct": window.cpu_pct.get("client"),
             "foreign_cpu_pct": window.foreign_cpu_pct,

@@ -36,6 +36,7 @@ def start_service_workers(
         url, why = state.cleanup.enter_context(scratch_postgres(True))
         if url is None:
             raise RuntimeError(f"no PostgreSQL for the scale-out sides: {why}")
+        state.databases[name] = url.rsplit("/", 1)[-1]
         port = free_port()
         workdir = state.scratch / name
         workdir.mkdir()

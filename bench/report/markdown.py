@@ -104,8 +104,10 @@ def _concurrency_table(results: dict[str, Any]) -> list[str]:
         "level. Server CPU ms / question: the server's CPU time over the level divided by "
         "its completed questions (what a question costs, little moved by other load). "
         "CPU: % of one core (200% = both) of the server, the stub LLM and the load "
-        "generator; `others`: CPU used meanwhile by processes outside the benchmark (the "
-        "machine may be shared), ⚠ above the --quiet-threshold even after a retry.",
+        "generator; `+ N db` on the PostgreSQL sides: the CPU of the backends of their "
+        "database (PostgreSQL working for that side, on the same cores); `others`: CPU used "
+        "meanwhile by processes outside the benchmark (the machine may be shared), ⚠ above "
+        "the --quiet-threshold even after a retry.",
         "",
         "| side | c | done | q/s | started p50 / p99 ms | first node p50 ms | total p50 / p99 ms "
         "| peak RSS MB | server CPU ms / question | CPU server / stub / client % | others % |",
@@ -129,12 +131,19 @@ def _concurrency_table(results: dict[str, Any]) -> list[str]:
                 f"{cell(level.get('first_node_p50_ms'), 0)} | "
                 f"{cell(level.get('total_p50_ms'), 0)} / {cell(level.get('total_p99_ms'), 0)} | "
                 f"{cell(level.get('server_peak_rss_mb'), 0)} | "
-                f"{cell(level.get('server_cpu_ms_per_question'), 1)} | "
-                f"{cell(level.get('server_cpu_pct'), 0)} / {cell(level.get('stub_cpu_pct'), 0)} / "
-                f"{cell(level.get('client_cpu_pct'), 0)} | "
+                f"{cell(level.get('server_cpu_ms_per_question'), 1)}{_db(level, 'ms')} | "
+                f"{cell(level.get('server_cpu_pct'), 0)}{_db(level, 'pct')} / "
+                f"{cell(level.get('stub_cpu_pct'), 0)} / {cell(level.get('client_cpu_pct'), 0)} | "
                 f"{cell(level.get('foreign_cpu_pct'), 0)}{' ⚠' if level.get('disturbed') else ''} |"
             )
     return lines
+
+
+def _db(level: dict[str, Any], unit: str) -> str:
+    """Return ` + N db`: the CPU of the side's PostgreSQL backends, if it has a database."""
+    key = "db_cpu_ms_per_question" if unit == "ms" else "db_cpu_pct"
+    value = level.get(key)
+    return "" if value is None else f" + {cell(value, 1 if unit == 'ms' else 0)} db"
 
 
 def _peer_ratio_table(results: dict[str, Any]) -> list[str]:
