@@ -15,8 +15,8 @@ from psycopg.types.json import Json
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
 from react_agent.databases.postgres_pool import unavailable
+from react_agent.runs.abandoned_runs import close_abandoned_run
 from react_agent.runs.event_store import (
-    ABANDONED,
     RUNNING,
     AbandonedPayloads,
     Batch,
@@ -26,7 +26,12 @@ from react_agent.runs.event_store import (
     flatten,
     process_owner_id,
 )
-from react_agent.runs.run_notifications import CANCEL_CHANNEL, EVENTS_CHANNEL, RunNotifications
+from react_agent.runs.run_notifications import (
+    CANCEL_CHANNEL,
+    EVENTS_CHANNEL,
+    FOLLOW_CHANNEL,
+    RunNotifications,
+)
 from react_agent.runs.run_store_schema import migrate_run_tables
 from react_agent.runs.thread_locks import Release, ThreadLocks
 
@@ -54,9 +59,12 @@ class PostgresRunEvents:
 
     The owner keeps its runs in memory as well, so its own followers read no table. A
     follower elsewhere reads the tables when notified, and every OWNER_CHECK_INTERVAL
-    seconds it says it is there (`followed_at`) and checks the owner's claim: a claim
-    freed while the run is still `running` means the owner died, and the first follower
-    to notice closes the run with the events `on_abandoned` gives.
+    seconds it says it is there (`followed_at`, and a FOLLOW_CHANNEL notice) and checks
+    the owner's claim: a claim freed while the run is still `running` means the owner
+    died, and the first follower to notice closes the run with the events `on_abandoned`
+    gives. The owner sends an EVENTS_CHANNEL notice per event only for runs someone
+    follows elsewhere: most runs are followed by their own process alone, and a NOTIFY
+    per event (whose commits PostgreSQL serializes) was the dearest part of storing it.
 
     Args:
         pool: The checkpointer's pool (its database holds the run tables).
@@ -77,9 +85,15 @@ class PostgresRunEvents:
         self.owner = process_owner_id()
         self.local = InProcessRunEvents(min(ttl, LOCAL_TTL))
         self.notifications = RunNotifications(
-            pool, self._cancel_local, on_listening=self._cancel_asked_while_not_listening
+            pool,
+            self._cancel_local,
+            on_listening=self._cancel_asked_while_not_listening,
+            on_follow=self._followed_elsewhere,
         )
         self._alive: dict[str, Release] = {}
+        self._notified: set[str] = set()
+        """Runs of this process followed elsewhere: their events are notified."""
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._migrated = False
         self._migrating = asyncio.Lock()
         self._expiry: asyncio.Task[None] | None = None
@@ -125,13 +139,18 @@ class PostgresRunEvents:
         """
         record = await self.local.record(run_id)
         assert record is not None
+        insert = (
+            "INSERT INTO run_events (run_id, seq, thread_id, payload)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING"
+        )
         try:
-            await self._execute(
-                "WITH stored AS (INSERT INTO run_events (run_id, seq, thread_id, payload)"
-                " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING)"
-                f" SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
-                (run_id, seq, record.thread_id, Json(payload), run_id),
-            )
+            if run_id in self._notified:
+                await self._execute(
+                    f"WITH stored AS ({insert}) SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
+                    (run_id, seq, record.thread_id, Json(payload), run_id),
+                )
+            else:
+                await self._execute(insert, (run_id, seq, record.thread_id, Json(payload)))
         finally:
             # Even when PostgreSQL failed: the followers here need not lose the event.
             await self.local.append(run_id, seq, payload)
@@ -140,6 +159,7 @@ class PostgresRunEvents:
         """Mark the run ended (after its last event), then free its liveness claim."""
         try:
             await self.local.finish(run_id)
+            # Notified always: a follower elsewhere may have come too late to be heard of.
             await self._execute(
                 "WITH ended AS (UPDATE runs SET status = 'finished', updated_at = now()"
                 " WHERE run_id = %s AND status = 'running')"
@@ -147,6 +167,7 @@ class PostgresRunEvents:
                 (run_id, run_id),
             )
         finally:
+            self._notified.discard(run_id)
             release = self._alive.pop(run_id, None)
             if release is not None:
                 await release()
@@ -289,41 +310,30 @@ class PostgresRunEvents:
         for (run_id,) in rows:
             self._cancel_local(run_id)
 
+    def _followed_elsewhere(self, run_id: str) -> None:
+        """Notify the run's events from now on, and once at once (the follower re-reads)."""
+        if run_id in self._alive and run_id not in self._notified:
+            self._notified.add(run_id)
+            task = asyncio.create_task(
+                self._execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
     async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
         """Say this follower is here; close the run if its owner died. True if closed now."""
-        await self._execute("UPDATE runs SET followed_at = now() WHERE run_id = %s", (run_id,))
+        await self._execute(
+            "WITH here AS (UPDATE runs SET followed_at = now() WHERE run_id = %s)"
+            f" SELECT pg_notify('{FOLLOW_CHANNEL}', %s)",
+            (run_id, run_id),
+        )
         if await self.locks.is_running(liveness_key(run_id)):
             return False
         return await self._close_abandoned(run_id, on_abandoned)
 
     async def _close_abandoned(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
-        async with self._connection() as connection, connection.transaction():
-            async with connection.cursor(row_factory=tuple_row) as cursor:
-                # Only one follower wins: the others find the status changed already.
-                await cursor.execute(
-                    "UPDATE runs SET status = %s, updated_at = now()"
-                    " WHERE run_id = %s AND status = 'running'"
-                    " RETURNING run_id, thread_id, user_id, lang, owner, status",
-                    (ABANDONED, run_id),
-                )
-                row = await cursor.fetchone()
-                if row is None:
-                    return False
-                record = RunRecord(*row)
-                await cursor.execute(
-                    "SELECT coalesce(max(seq), 0) FROM run_events WHERE run_id = %s", (run_id,)
-                )
-                seq_row = await cursor.fetchone()
-                seq = int(seq_row[0]) if seq_row else 0
-                for offset, payload in enumerate(on_abandoned(record), 1):
-                    await cursor.execute(
-                        "INSERT INTO run_events (run_id, seq, thread_id, payload)"
-                        " VALUES (%s, %s, %s, %s)",
-                        (run_id, seq + offset, record.thread_id, Json(payload)),
-                    )
-                await cursor.execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
-        logger.warning("run %s: its owner %s died; closed it with an error", run_id, record.owner)
-        return True
+        async with self._connection() as connection:
+            return await close_abandoned_run(connection, run_id, on_abandoned)
 
     async def _read_after(self, run_id: str, after: int) -> tuple[str | None, list[Any]]:
         """Return the run's status and its events after `after`, from one snapshot."""

@@ -18,6 +18,10 @@ EVENTS_CHANNEL = "run_events"
 CANCEL_CHANNEL = "run_cancel"
 """NOTIFY channel whose payload is the id of a run to cancel."""
 
+FOLLOW_CHANNEL = "run_follow"
+"""NOTIFY channel whose payload is the id of a run followed from another process: its owner
+notifies EVENTS_CHANNEL for that run from then on (not for runs only it follows)."""
+
 LISTEN_SESSION_NAME = "react-agent run notifications"
 """application_name of the listening session, unless the connection settings name one."""
 
@@ -36,6 +40,7 @@ class RunNotifications:
         on_cancel: Called with a run id when some process asks for that run's cancellation.
         on_listening: Awaited each time the session listens (again), to catch up on what
             was asked while it did not (a cancel notification is not sent twice).
+        on_follow: Called with a run id when a process says it follows that run.
 
     """
 
@@ -44,10 +49,12 @@ class RunNotifications:
         pool: AsyncConnectionPool,
         on_cancel: Callable[[str], None],
         on_listening: Callable[[], Awaitable[None]] | None = None,
+        on_follow: Callable[[str], None] | None = None,
     ) -> None:
         self.pool = pool
         self.on_cancel = on_cancel
         self.on_listening = on_listening
+        self.on_follow = on_follow
         self._wakers: dict[str, asyncio.Event] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -120,11 +127,15 @@ class RunNotifications:
         async with connection:
             await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
+            await connection.execute(f"LISTEN {FOLLOW_CHANNEL}")
             # Listening (again): what was sent before now is read at once, not at the next poll.
             self._wake_all()
             await self._catch_up()
             async for notification in connection.notifies():
                 if notification.channel == CANCEL_CHANNEL:
                     self.on_cancel(notification.payload)
+                elif notification.channel == FOLLOW_CHANNEL:
+                    if self.on_follow is not None:
+                        self.on_follow(notification.payload)
                 else:
                     self.wake(notification.payload)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import psycopg
+
 from react_agent.runs.event_store import RunRecord
+from react_agent.runs.run_notifications import EVENTS_CHANNEL
 from tests.react_agent.runs.test_postgres_event_store import THREAD, closing_events
 from tests.support.run_stores import RECONNECTED, terminate, wait_for_listeners
 
@@ -84,3 +87,41 @@ async def test_a_cancel_asked_while_the_owner_was_not_listening_reaches_it_once_
     owner.start()  # listening now (as after a reconnect): it finds the cancel asked for
     await asyncio.wait_for(cancelled.wait(), RECONNECTED)
     assert not untouched.is_set()
+
+
+async def test_events_are_notified_only_once_another_process_follows_the_run(
+    two_stores, postgres_database
+):
+    owner, other = two_stores
+    owner.start()
+    await wait_for_listeners(postgres_database, 1, set())
+    await owner.open_run(RunRecord("run5", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    async with await psycopg.AsyncConnection.connect(postgres_database, autocommit=True) as tap:
+        await tap.execute(f"LISTEN {EVENTS_CHANNEL}")
+        notices = tap.notifies()  # holds the connection until closed (below)
+
+        async def next_notice() -> str:
+            return (await asyncio.wait_for(anext(notices), RECONNECTED)).payload
+
+        async def follow() -> list[int]:
+            stream = other.follow("run5", 0, idle_timeout=60, on_abandoned=closing_events)
+            return [seq async for seq, _ in stream]
+
+        follower = None
+        try:
+            # Followed in its own process only: stored, no NOTIFY (none before the marker).
+            await owner.append("run5", 1, {"n": 1})
+            await tap.execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', 'marker')")
+            assert await next_notice() == "marker"
+
+            follower = asyncio.create_task(follow())
+            # The owner hears of the follower: it notifies at once, then every event.
+            assert await next_notice() == "run5"
+            await owner.append("run5", 2, {"n": 2})
+            assert await next_notice() == "run5"
+            await owner.finish("run5")
+            assert await asyncio.wait_for(follower, RECONNECTED) == [1, 2]
+        finally:
+            if follower is not None:
+                follower.cancel()
+            await notices.aclose()
