@@ -282,6 +282,9 @@ class PostgresRunEvents:
             self._expiry.cancel()
             await asyncio.gather(self._expiry, return_exceptions=True)
         await self.notifications.aclose()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for release in list(self._alive.values()):
             await release()
         self._alive.clear()
@@ -314,11 +317,15 @@ class PostgresRunEvents:
         """Notify the run's events from now on, and once at once (the follower re-reads)."""
         if run_id in self._alive and run_id not in self._notified:
             self._notified.add(run_id)
-            task = asyncio.create_task(
-                self._execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
-            )
+            task = asyncio.create_task(self._notify_events(run_id))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    async def _notify_events(self, run_id: str) -> None:
+        try:
+            await self._execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
+        except Exception as exc:  # the follower still re-reads within a second
+            logger.warning("could not notify the followers of run %s: %s", run_id, exc)
 
     async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
         """Say this follower is here; close the run if its owner died. True if closed now."""
