@@ -6,15 +6,11 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
-import psycopg
-from psycopg.rows import tuple_row
 from psycopg.types.json import Json
-from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
+from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.postgres_pool import unavailable
 from react_agent.runs.abandoned_runs import close_abandoned_run
 from react_agent.runs.event_store import (
     RUNNING,
@@ -33,6 +29,7 @@ from react_agent.runs.run_notifications import (
     RunNotifications,
 )
 from react_agent.runs.run_store_schema import migrate_run_tables
+from react_agent.runs.run_tables import RunTables
 from react_agent.runs.thread_locks import Release, ThreadLocks
 
 logger = logging.getLogger(__name__)
@@ -79,6 +76,7 @@ class PostgresRunEvents:
         self, pool: AsyncConnectionPool, locks: ThreadLocks, *, ttl: float, max_run_seconds: float
     ) -> None:
         self.pool = pool
+        self.tables = RunTables(pool)
         self.locks = locks
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
@@ -112,7 +110,7 @@ class PostgresRunEvents:
             return
         async with self._migrating:
             if not self._migrated:
-                async with self._connection() as connection:
+                async with self.tables.connection() as connection:
                     await migrate_run_tables(connection)
                 self._migrated = True
 
@@ -121,7 +119,7 @@ class PostgresRunEvents:
         await self.ensure_tables()
         self._alive[record.run_id] = await self.locks.claim(liveness_key(record.run_id))
         try:
-            await self._execute(
+            await self.tables.execute(
                 "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
                 " VALUES (%s, %s, %s, %s, %s, %s)",
                 (record.run_id, record.thread_id, record.user_id, record.lang, RUNNING, self.owner),
@@ -145,12 +143,12 @@ class PostgresRunEvents:
         )
         try:
             if run_id in self._notified:
-                await self._execute(
+                await self.tables.execute(
                     f"WITH stored AS ({insert}) SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
                     (run_id, seq, record.thread_id, Json(payload), run_id),
                 )
             else:
-                await self._execute(insert, (run_id, seq, record.thread_id, Json(payload)))
+                await self.tables.execute(insert, (run_id, seq, record.thread_id, Json(payload)))
         finally:
             # Even when PostgreSQL failed: the followers here need not lose the event.
             await self.local.append(run_id, seq, payload)
@@ -160,7 +158,7 @@ class PostgresRunEvents:
         try:
             await self.local.finish(run_id)
             # Notified always: a follower elsewhere may have come too late to be heard of.
-            await self._execute(
+            await self.tables.execute(
                 "WITH ended AS (UPDATE runs SET status = 'finished', updated_at = now()"
                 " WHERE run_id = %s AND status = 'running')"
                 f" SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
@@ -178,7 +176,7 @@ class PostgresRunEvents:
         if local is not None:
             return local
         await self.ensure_tables()
-        rows = await self._fetch(
+        rows = await self.tables.fetch(
             "SELECT run_id, thread_id, user_id, lang, owner, status FROM runs WHERE run_id = %s",
             (run_id,),
         )
@@ -227,7 +225,7 @@ class PostgresRunEvents:
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
         """Seconds since a follower in another process last said it was there."""
-        rows = await self._fetch(
+        rows = await self.tables.fetch(
             "SELECT extract(epoch FROM now() - followed_at) FROM runs WHERE run_id = %s",
             (run_id,),
         )
@@ -243,7 +241,7 @@ class PostgresRunEvents:
             await self.local.request_cancel(run_id)
         else:
             await self.ensure_tables()
-            await self._execute(
+            await self.tables.execute(
                 "WITH asked AS (UPDATE runs SET cancel_requested = true"
                 " WHERE run_id = %s AND status = 'running')"
                 f" SELECT pg_notify('{CANCEL_CHANNEL}', %s)",
@@ -253,28 +251,12 @@ class PostgresRunEvents:
     async def reserve_thread_id(self, thread_id: str) -> bool:
         """Insert the id into `thread_ids`; False if some process inserted it first."""
         await self.ensure_tables()
-        rows = await self._fetch(
-            "INSERT INTO thread_ids (thread_id) VALUES (%s) ON CONFLICT DO NOTHING RETURNING 1",
-            (thread_id,),
-        )
-        return bool(rows)
+        return await self.tables.reserve_thread_id(thread_id)
 
     async def expire(self) -> int:
         """Delete ended runs older than the TTL (and runs a dead owner left); return how many."""
         await self.ensure_tables()
-        rows = await self._fetch(
-            "WITH gone AS (DELETE FROM runs WHERE"
-            " (status <> 'running' AND updated_at < now() - make_interval(secs => %s))"
-            " OR created_at < now() - make_interval(secs => %s) RETURNING 1)"
-            " SELECT count(*) FROM gone",
-            (self.ttl, self.ttl + self.max_run_seconds),
-        )
-        # Only a clock running behind (by more than the TTL) could hand these out again.
-        await self._execute(
-            "DELETE FROM thread_ids WHERE created_at < now() - make_interval(secs => %s)",
-            (self.ttl,),
-        )
-        return int(rows[0][0])
+        return await self.tables.expire(self.ttl, self.max_run_seconds)
 
     async def aclose(self) -> None:
         """Stop the background tasks and free the claims of runs still open."""
@@ -292,7 +274,7 @@ class PostgresRunEvents:
 
     async def request_thread_cancel(self, thread_id: str) -> None:
         """Ask every process to interrupt the question running on `thread_id`."""
-        await self._execute(
+        await self.tables.execute(
             f"SELECT pg_notify('{CANCEL_CHANNEL}', %s)", (THREAD_PREFIX + thread_id,)
         )
 
@@ -306,7 +288,7 @@ class PostgresRunEvents:
     async def _cancel_asked_while_not_listening(self) -> None:
         """Cancel this process's runs whose cancellation was asked for (the mark stays)."""
         await self.ensure_tables()
-        rows = await self._fetch(
+        rows = await self.tables.fetch(
             "SELECT run_id FROM runs WHERE owner = %s AND status = 'running' AND cancel_requested",
             (self.owner,),
         )
@@ -323,13 +305,13 @@ class PostgresRunEvents:
 
     async def _notify_events(self, run_id: str) -> None:
         try:
-            await self._execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
+            await self.tables.execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
         except Exception as exc:  # the follower still re-reads within a second
             logger.warning("could not notify the followers of run %s: %s", run_id, exc)
 
     async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
         """Say this follower is here; close the run if its owner died. True if closed now."""
-        await self._execute(
+        await self.tables.execute(
             "WITH here AS (UPDATE runs SET followed_at = now() WHERE run_id = %s)"
             f" SELECT pg_notify('{FOLLOW_CHANNEL}', %s)",
             (run_id, run_id),
@@ -339,21 +321,12 @@ class PostgresRunEvents:
         return await self._close_abandoned(run_id, on_abandoned)
 
     async def _close_abandoned(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
-        async with self._connection() as connection:
+        async with self.tables.connection() as connection:
             return await close_abandoned_run(connection, run_id, on_abandoned)
 
     async def _read_after(self, run_id: str, after: int) -> tuple[str | None, list[Any]]:
-        """Return the run's status and its events after `after`, from one snapshot."""
         await self.ensure_tables()
-        rows = await self._fetch(
-            "SELECT r.status, e.seq, e.payload FROM runs r"
-            " LEFT JOIN run_events e ON e.run_id = r.run_id AND e.seq > %s"
-            " WHERE r.run_id = %s ORDER BY e.seq",
-            (after, run_id),
-        )
-        if not rows:
-            return None, []
-        return rows[0][0], [(seq, payload) for _, seq, payload in rows if seq is not None]
+        return await self.tables.read_after(run_id, after)
 
     async def _expire_forever(self) -> None:
         while True:
@@ -364,24 +337,3 @@ class PostgresRunEvents:
             except Exception as exc:
                 logger.warning("could not expire stored runs: %s", exc)
             await asyncio.sleep(min(self.ttl / 2, 60.0))
-
-    async def _execute(self, query: str, params: tuple[Any, ...]) -> None:
-        async with self._connection() as connection:
-            await connection.execute(query, params)
-
-    async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        async with self._connection() as connection:
-            async with connection.cursor(row_factory=tuple_row) as cursor:
-                await cursor.execute(query, params)
-                return await cursor.fetchall()
-
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """Lend a pooled connection; a server that cannot be used is a 503, as elsewhere."""
-        try:
-            async with self.pool.connection() as connection:
-                yield connection
-        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
-            raise unavailable(
-                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", str(self.pool.conninfo), exc
-            ) from exc
