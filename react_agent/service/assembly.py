@@ -1,0 +1,186 @@
+"""Assembling the agent once per process: database, checkpointer, model, graph, runner."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import replace
+
+from langchain_core.language_models import BaseChatModel
+
+from config import Settings
+from react_agent.approval.node import SqlApproval
+from react_agent.conversations.checkpointer import open_checkpointer
+from react_agent.databases.open import open_database
+from react_agent.errors import ServiceError
+from react_agent.graph.builder import build_graph
+from react_agent.graph.llm import build_chat_model
+from react_agent.graph.nodes import AgentNodes
+from react_agent.history.disclosure import TurnHistory
+from react_agent.history.tools import build_history_tools
+from react_agent.memory.retrieval import build_memory_tools
+from react_agent.memory.store import open_memory
+from react_agent.runs.admission import Admission
+from react_agent.runs.postgres_event_store import PostgresRunEvents
+from react_agent.runs.retrieval_events import report_retrieval
+from react_agent.runs.runner import AgentRunner
+from react_agent.runs.stores import default_locks, open_run_events
+from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
+from react_agent.service.components import check_components, list_allowed_tables
+from react_agent.service.state import (
+    AgentService,
+    checkpoint_pool,
+    llm_not_configured,
+    postgres_pool_options,
+    reconnects_by_itself,
+)
+from react_agent.subagents.delegate import build_delegate_tool
+from react_agent.tools.sql_tools import build_sql_tools
+
+logger = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def open_agent_service(
+    settings: Settings,
+    *,
+    model: BaseChatModel | None = None,
+    locks: ThreadLocks | None = None,
+) -> AsyncIterator[AgentService]:
+    """Build the agent and everything it needs; close it all on exit.
+
+    A missing LLM or an unreachable database does not stop start-up: the service comes
+    up, reports the problem in /health and answers 503 with the reason. PostgreSQL pools
+    keep reconnecting in the background, so the agent is built even while PostgreSQL is
+    down and answers again once it is back, without a restart.
+
+    Args:
+        settings: The service's settings.
+        model: A chat model to use instead of ChatOpenAI (tests pass scripted ones).
+        locks: Thread claims; by default advisory locks when the checkpointer is
+            PostgreSQL (shared by every process), else in-process ones.
+
+    """
+    service = AgentService(settings)
+    async with AsyncExitStack() as stack:
+        try:
+            service.database = await open_database(
+                settings.data_database_url, **postgres_pool_options(settings)
+            )
+            stack.push_async_callback(service.database.aclose)
+            # PostgreSQL's tables are listed by check_components below, once it answers.
+            if not reconnects_by_itself(service, "data_database"):
+                service.tables = await list_allowed_tables(service)
+        except ServiceError as exc:
+            service.problems["data_database"] = exc
+        except Exception as exc:
+            logger.warning("data database unavailable: %s", exc)
+            service.problems["data_database"] = ServiceError(
+                503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
+            )
+        try:
+            service.checkpointer = await stack.enter_async_context(
+                open_checkpointer(
+                    settings.resolved_checkpoint_database_url, **postgres_pool_options(settings)
+                )
+            )
+        except Exception as exc:
+            logger.warning("checkpointer unavailable: %s", exc)
+            service.problems["checkpointer"] = ServiceError(
+                503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
+            )
+        try:
+            service.memory = await stack.enter_async_context(open_memory(settings))
+        except Exception as exc:
+            logger.warning("memory unavailable: %s", exc)
+            service.memory_problem = ServiceError(
+                503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
+            )
+        # PostgreSQL pools open without waiting for the server: see whether it answers.
+        await check_components(service, timeout=settings.postgres_connect_timeout)
+        for component, problem in service.problems.items():
+            logger.warning("%s: %s", component, problem.detail)
+        if model is None and not settings.llm_configured:
+            service.problems["llm"] = llm_not_configured()
+        if all(reconnects_by_itself(service, component) for component in service.problems):
+            await _start_runs(service, stack, model or build_chat_model(settings), locks)
+        yield service
+
+
+async def _start_runs(
+    service: AgentService, stack: AsyncExitStack, model: BaseChatModel, locks: ThreadLocks | None
+) -> None:
+    """Open the thread claims, the run event store and the runner, closed by `stack`."""
+    settings = service.settings
+    if locks is None:
+        locks = default_locks(checkpoint_pool(service))
+        if isinstance(locks, PostgresThreadLocks):
+            # Pushed before the runner's aclose, so it runs after the runs end.
+            stack.push_async_callback(locks.aclose)
+    # Entered before the runner, so it closes after the runs end.
+    service.run_events = await stack.enter_async_context(
+        open_run_events(
+            checkpoint_pool(service),
+            locks,
+            ttl=settings.run_events_ttl,
+            max_run_seconds=settings.run_timeout,
+        )
+    )
+    service.runner = _build_runner(service, model, locks)
+    stack.push_async_callback(service.runner.aclose)
+    if isinstance(service.run_events, PostgresRunEvents):
+        # on_busy=interrupt reaches a question running in another process.
+        service.run_events.on_thread_cancel = service.runner.cancel_thread_here
+        service.runner.interrupt_elsewhere = service.run_events.request_thread_cancel
+
+
+def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLocks) -> AgentRunner:
+    settings = service.settings
+    assert service.database is not None
+    tools = build_sql_tools(
+        service.database,
+        row_limit=settings.sql_row_limit,
+        preview_rows=settings.sql_preview_rows,
+        timeout=settings.sql_timeout,
+        allowed_tables=settings.allowed_tables,
+    ) + build_history_tools(service.database.dialect)
+    retriever = service.memory.retriever if service.memory and settings.memory else None
+    if retriever is not None:
+        tools += build_memory_tools(retriever)
+    nodes = AgentNodes(
+        model=model.bind_tools(tools),
+        dialect=service.database.dialect,
+        tables=service.tables,
+        max_turns=settings.trim_max_turns,
+        max_tokens=settings.trim_max_tokens,
+        row_limit=settings.sql_row_limit,
+        preview_rows=settings.sql_preview_rows,
+        language_hint=settings.agent_language_hint,
+        retriever=retriever,
+        report_retrieval=report_retrieval,
+        history=TurnHistory(
+            settings.history_mode, settings.history_index_max, service.database.dialect
+        ),
+    )
+    if settings.subagents:
+        # The sub-agents get the SQL tools only, so they cannot delegate again.
+        tools = [
+            *tools,
+            build_delegate_tool(
+                build_graph(nodes, list(tools), None),
+                max_parallel=settings.subagents_max_parallel,
+                recursion_limit=settings.subagent_recursion_limit,
+            ),
+        ]
+        nodes = replace(nodes, model=model.bind_tools(tools))
+    approval = SqlApproval(service.database.dialect, settings.allowed_tables)
+    graph = build_graph(nodes, tools, service.checkpointer, approval)
+    return AgentRunner(
+        graph,
+        locks,
+        recursion_limit=settings.recursion_limit,
+        run_timeout=settings.run_timeout,
+        durability=settings.checkpoint_durability,
+        admission=Admission(settings.runs_max_active, settings.runs_max_queued),
+    )

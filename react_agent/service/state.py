@@ -1,0 +1,92 @@
+"""What the service holds once built, and which of its parts PostgreSQL keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from psycopg_pool import AsyncConnectionPool
+
+from config import Settings
+from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
+from react_agent.databases.base import SQLDatabase
+from react_agent.errors import ServiceError
+from react_agent.memory.store import Memory
+from react_agent.runs.event_store import RunEventStore
+from react_agent.runs.runner import AgentRunner
+
+
+@dataclass
+class AgentService:
+    """Everything built at start-up; `runner` is None while the agent cannot answer."""
+
+    settings: Settings
+    database: SQLDatabase | None = None
+    checkpointer: BaseCheckpointSaver | None = None
+    runner: AgentRunner | None = None
+    tables: list[str] = field(default_factory=list)
+    problems: dict[str, ServiceError] = field(default_factory=dict)
+    """What keeps the agent from answering, by component (llm, data_database, checkpointer)."""
+    memory: Memory | None = None
+    """Ratings and examples; None when their database could not be opened."""
+    memory_problem: ServiceError | None = None
+    """Why `memory` is None (the agent answers without examples then)."""
+    run_events: RunEventStore | None = None
+    """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+
+    def require_runner(self) -> AgentRunner:
+        """Return the runner, or raise the 503 that says why there is none."""
+        if self.runner is not None:
+            return self.runner
+        for component in ("llm", "data_database", "checkpointer"):
+            if component in self.problems:
+                raise self.problems[component]
+        raise ServiceError(503, "AGENT_NOT_READY", "the agent is not running", can_retry=True)
+
+    def require_memory(self) -> Memory:
+        """Return the memory, or raise the 503 that says why there is none."""
+        if self.memory is not None:
+            return self.memory
+        raise self.memory_problem or ServiceError(
+            503, "MEMORY_UNAVAILABLE", "the memory is not open", can_retry=True
+        )
+
+
+def llm_not_configured() -> ServiceError:
+    """Return the 503 that tells a user which settings give the service its LLM."""
+    return ServiceError(
+        503,
+        "LLM_NOT_CONFIGURED",
+        "No LLM endpoint is configured. Set OPENAI_API_KEY (for api.openai.com) or "
+        "OPENAI_BASE_URL (for DeepSeek, Qwen, vLLM, Ollama or any OpenAI-compatible server) "
+        "and LLM_MODEL, in the environment or in .env, then restart the service.",
+    )
+
+
+def postgres_pool_options(settings: Settings) -> dict[str, Any]:
+    """Return the options of each PostgreSQL pool (see react_agent.databases.postgres_pool)."""
+    return {
+        "min_size": settings.postgres_pool_min_size,
+        "max_size": settings.postgres_pool_max_size,
+        "max_lifetime": settings.postgres_pool_max_lifetime,
+        "max_idle": settings.postgres_pool_max_idle,
+        "prepare_threshold": settings.postgres_prepare_threshold,
+        "connect_timeout": settings.postgres_connect_timeout,
+    }
+
+
+def reconnects_by_itself(service: AgentService, component: str) -> bool:
+    """Whether `component` is on a PostgreSQL pool, whose problems come and go with the server."""
+    if component == "data_database":
+        return service.database is not None and service.database.dialect == "postgres"
+    if component == "checkpointer":
+        return checkpoint_pool(service) is not None
+    return False
+
+
+def checkpoint_pool(service: AgentService) -> AsyncConnectionPool | None:
+    """Return the checkpointer's pool when it is PostgreSQL (runs are shared there), else None."""
+    if isinstance(service.checkpointer, PostgresCheckpointSaver):
+        return service.checkpointer.pool
+    return None
