@@ -46,7 +46,7 @@ class Settings(BaseSettings):
         "or once at the end (exit: cheapest, but a crash loses the whole question).",
     )
 
-    # --- PostgreSQL pools (checkpointer and data database each have one) ---
+    # --- PostgreSQL pools (data database, checkpointer and run events: one each) ---
     postgres_pool_min_size: int = Field(
         default=1, ge=0, description="Connections each PostgreSQL pool keeps open when idle."
     )

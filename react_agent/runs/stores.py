@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
@@ -31,8 +33,13 @@ async def open_run_events(
     *,
     ttl: float,
     max_run_seconds: float,
+    pool_options: dict[str, Any],
 ) -> AsyncIterator[RunEventStore]:
     """Open the run event store, in the checkpoint database when that is PostgreSQL.
+
+    There it gets a pool of its own: the statements a question makes before its stream
+    says `started` (claiming the run, storing its row and first events) must not queue
+    behind the checkpoint writes of the questions already running.
 
     Args:
         checkpoint_pool: The checkpointer's pool when it is PostgreSQL (its database
@@ -40,6 +47,7 @@ async def open_run_events(
         locks: Thread claims shared with the runner.
         ttl: Seconds an ended run stays resumable (RUN_EVENTS_TTL).
         max_run_seconds: Longest a run may take (RUN_TIMEOUT).
+        pool_options: The PostgreSQL pool options (sizes, lifetimes, timeouts).
 
     """
     if checkpoint_pool is None:
@@ -49,9 +57,13 @@ async def open_run_events(
         finally:
             await store.aclose()
         return
-    postgres = PostgresRunEvents(checkpoint_pool, locks, ttl=ttl, max_run_seconds=max_run_seconds)
-    postgres.start()
+    pool = await open_pool(checkpoint_pool.conninfo, name="run-events", **pool_options)
     try:
-        yield postgres
+        postgres = PostgresRunEvents(pool, locks, ttl=ttl, max_run_seconds=max_run_seconds)
+        postgres.start()
+        try:
+            yield postgres
+        finally:
+            await postgres.aclose()
     finally:
-        await postgres.aclose()
+        await pool.close()

@@ -125,6 +125,7 @@ async def _start_runs(
             locks,
             ttl=settings.run_events_ttl,
             max_run_seconds=settings.run_timeout,
+            pool_options=postgres_pool_options(settings),
         )
     )
     service.runner = _build_runner(service, model, locks)
