@@ -8,6 +8,7 @@ from contextlib import AsyncExitStack
 
 import psycopg
 import pytest
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.postgres.base import BasePostgresSaver
 
 from config import Settings
@@ -18,6 +19,7 @@ from react_agent.errors import ServiceError
 from react_agent.runs.event_store import FINISHED, RunRecord
 from react_agent.runs.thread_locks import PostgresThreadLocks
 from react_agent.service import open_agent_service
+from tests.support.held_runs import poll_until
 from tests.support.postgres import unreachable_postgres_url
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
@@ -119,6 +121,36 @@ async def test_a_users_conversations_are_listed_from_postgres_newest_first(postg
         listed = await list_thread_ids(service.checkpointer, "wang1", 10)
 
     assert listed == ["wang1:new", "wang1:old"]
+
+
+async def test_a_checkpoint_write_goes_on_while_a_read_waits_at_the_server(postgres_database):
+    config = {"configurable": {"thread_id": "wang1:side-by-side", "checkpoint_ns": ""}}
+    async with open_postgres_checkpointer(postgres_database) as saver:
+        written = await saver.aput(config, empty_checkpoint(), {}, {})
+        with psycopg.connect(postgres_database, autocommit=True) as blocker:
+            with blocker.transaction():
+                # Reads of `checkpoints` wait for this lock; pending writes go to their own table.
+                blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+                read = asyncio.create_task(saver.aget_tuple(config))
+                assert await poll_until(lambda: _sessions_waiting_for_a_lock(blocker), 1)
+
+                # With one lock around every statement of the process, this would wait too.
+                await asyncio.wait_for(
+                    saver.aput_writes(written, [("messages", "pending")], "task-1"), 60
+                )
+                assert not read.done()
+        assert (await read).checkpoint["id"] == written["configurable"]["checkpoint_id"]
+        assert (await saver.aget_tuple(written)).pending_writes == [
+            ("task-1", "messages", "pending")
+        ]
+
+
+async def _sessions_waiting_for_a_lock(connection: psycopg.Connection) -> int:
+    row = connection.execute(
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+    ).fetchone()
+    return int(row[0])
 
 
 async def test_the_run_store_answers_while_every_checkpointer_connection_is_busy(
