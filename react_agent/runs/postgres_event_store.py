@@ -8,10 +8,10 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from psycopg.types.json import Json
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.runs.abandoned_runs import close_abandoned_run
+from react_agent.runs.event_batches import EventBatches
 from react_agent.runs.event_store import (
     RUNNING,
     AbandonedPayloads,
@@ -77,6 +77,7 @@ class PostgresRunEvents:
     ) -> None:
         self.pool = pool
         self.tables = RunTables(pool)
+        self.batches = EventBatches(self.tables)
         self.locks = locks
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
@@ -137,18 +138,10 @@ class PostgresRunEvents:
         """
         record = await self.local.record(run_id)
         assert record is not None
-        insert = (
-            "INSERT INTO run_events (run_id, seq, thread_id, payload)"
-            " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING"
-        )
         try:
-            if run_id in self._notified:
-                await self.tables.execute(
-                    f"WITH stored AS ({insert}) SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
-                    (run_id, seq, record.thread_id, Json(payload), run_id),
-                )
-            else:
-                await self.tables.execute(insert, (run_id, seq, record.thread_id, Json(payload)))
+            await self.batches.store(
+                run_id, seq, record.thread_id, payload, notify=run_id in self._notified
+            )
         finally:
             # Even when PostgreSQL failed: the followers here need not lose the event.
             await self.local.append(run_id, seq, payload)
@@ -264,6 +257,7 @@ class PostgresRunEvents:
             self._expiry.cancel()
             await asyncio.gather(self._expiry, return_exceptions=True)
         await self.notifications.aclose()
+        await self.batches.aclose()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

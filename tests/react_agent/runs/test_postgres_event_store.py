@@ -6,6 +6,8 @@ import asyncio
 
 import psycopg
 
+from react_agent.errors import ServiceError
+from react_agent.runs.event_batches import MAX_WRITES_IN_FLIGHT
 from react_agent.runs.event_store import FINISHED, RunRecord
 from react_agent.runs.run_store_schema import MIGRATIONS
 from tests.support.held_runs import poll_until
@@ -122,3 +124,43 @@ async def test_an_ended_run_is_deleted_after_the_ttl_and_forgotten_by_its_owner_
         with psycopg.connect(postgres_database) as connection:
             left = connection.execute("SELECT count(*) FROM run_events WHERE run_id = 'run4'")
             assert left.fetchone() == (0,)
+
+
+async def test_events_of_many_runs_that_come_together_are_stored_in_few_statements(two_stores):
+    owner, other = two_stores
+    runs = [f"batch{n}" for n in range(100)]
+    for run_id in runs:
+        await owner.open_run(RunRecord(run_id, THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    before = owner.batches.statements
+
+    payloads = {run_id: {"run": run_id, "文": "答案"} for run_id in runs}
+    await asyncio.gather(*(owner.append(run_id, 1, payloads[run_id]) for run_id in runs))
+
+    assert owner.batches.statements - before <= MAX_WRITES_IN_FLIGHT
+    for run_id in runs:
+        await owner.finish(run_id)
+    for run_id in runs:
+        replayed = [
+            item
+            async for item in other.follow(run_id, 0, idle_timeout=60, on_abandoned=closing_events)
+        ]
+        assert replayed == [(1, payloads[run_id])]
+
+
+async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two_stores):
+    owner, other = two_stores
+    runs = [f"good{n}" for n in range(5)]
+    for run_id in runs:
+        await owner.open_run(RunRecord(run_id, THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+
+    outcomes = await asyncio.gather(
+        *(owner.append(run_id, 1, {"n": 1}) for run_id in runs),
+        # No `runs` row: the foreign key refuses it.
+        owner.batches.store("ghost", 1, THREAD, {"n": 1}, notify=False),
+        return_exceptions=True,
+    )
+
+    assert outcomes[:-1] == [None] * len(runs)
+    assert isinstance(outcomes[-1], ServiceError) and "run_events" in str(outcomes[-1].__cause__)
+    for run_id in runs:
+        assert (await other.tables.read_after(run_id, 0))[1] == [(1, {"n": 1})]
