@@ -62,7 +62,7 @@ class EventBatches:
         self.tables = tables
         self.max_in_flight = max_in_flight
         self.statements = 0
-        """Statements written so far (the benchmark compares them with the events)."""
+        """Statements written so far (fewer than the events, under load)."""
         self._pending: list[_Event] = []
         self._writers: set[asyncio.Task[None]] = set()
 
