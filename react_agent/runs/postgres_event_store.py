@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
@@ -116,19 +117,46 @@ class PostgresRunEvents:
                 self._migrated = True
 
     async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
-        """Claim the run's liveness, store its row and keep it in memory."""
+        """Claim the run's liveness, store its row and keep it in memory.
+
+        The claim and the row go to PostgreSQL side by side (on two sessions), a round
+        trip less before the stream's `started`: nobody elsewhere can look for the run
+        before this returns (its id reaches clients in its events only), so the row need
+        not wait for the claim.
+        """
         await self.ensure_tables()
-        self._alive[record.run_id] = await self.locks.claim(liveness_key(record.run_id))
+        claim = asyncio.ensure_future(self.locks.claim(liveness_key(record.run_id)))
         try:
             await self.tables.execute(
                 "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
                 " VALUES (%s, %s, %s, %s, %s, %s)",
                 (record.run_id, record.thread_id, record.user_id, record.lang, RUNNING, self.owner),
             )
+        except Exception:
+            with contextlib.suppress(Exception):
+                await (await claim)()
+            raise
         except BaseException:
-            await self._alive.pop(record.run_id)()
+            claim.add_done_callback(self._release_unused)
+            raise
+        try:
+            self._alive[record.run_id] = await claim
+        except BaseException:
+            await self._forget_row(record.run_id)
             raise
         await self.local.open_run(record, cancel)
+
+    def _release_unused(self, claim: asyncio.Future[Release]) -> None:
+        """Free the liveness claim of a run that was cancelled before it was stored."""
+        if not claim.cancelled() and claim.exception() is None:
+            self._spawn(claim.result()())
+
+    async def _forget_row(self, run_id: str) -> None:
+        """Delete the row of a run that could not be claimed (nobody follows it yet)."""
+        try:
+            await self.tables.execute("DELETE FROM runs WHERE run_id = %s", (run_id,))
+        except Exception as exc:  # PostgreSQL is away: the row expires with the others
+            logger.warning("could not delete the row of unclaimed run %s: %s", run_id, exc)
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
         """Store the event, then show it to this process's followers.
@@ -293,9 +321,13 @@ class PostgresRunEvents:
         """Notify the run's events from now on, and once at once (the follower re-reads)."""
         if run_id in self._alive and run_id not in self._notified:
             self._notified.add(run_id)
-            task = asyncio.create_task(self._notify_events(run_id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._notify_events(run_id))
+
+    def _spawn(self, awaitable: Awaitable[None]) -> None:
+        """Run `awaitable` in a task that aclose cancels."""
+        task = asyncio.ensure_future(awaitable)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _notify_events(self, run_id: str) -> None:
         try:

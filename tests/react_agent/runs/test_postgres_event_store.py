@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import psycopg
+import pytest
 
 from react_agent.errors import ServiceError
 from react_agent.runs.event_batches import MAX_WRITES_IN_FLIGHT
 from react_agent.runs.event_store import FINISHED, RunRecord
+from react_agent.runs.postgres_event_store import liveness_key
 from react_agent.runs.run_store_schema import MIGRATIONS
 from tests.support.held_runs import poll_until
 from tests.support.run_stores import open_two_stores
@@ -164,3 +166,37 @@ async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two
     assert isinstance(outcomes[-1], ServiceError) and "run_events" in str(outcomes[-1].__cause__)
     for run_id in runs:
         assert (await other.tables.read_after(run_id, 0))[1] == [(1, {"n": 1})]
+
+
+async def test_a_run_whose_row_cannot_be_stored_keeps_no_liveness_claim(
+    two_stores, postgres_database
+):
+    owner, other = two_stores
+    await owner.ensure_tables()
+    with psycopg.connect(postgres_database, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
+            " VALUES ('taken', %s, 'li4', 'zh-CN', 'finished', 'elsewhere')",
+            (THREAD,),
+        )
+
+    with pytest.raises(ServiceError):
+        await owner.open_run(
+            RunRecord("taken", THREAD, "wang1", "zh-CN", owner.owner), lambda: None
+        )
+
+    assert await other.locks.is_running(liveness_key("taken")) is False
+
+
+async def test_a_run_that_cannot_be_claimed_leaves_no_row(two_stores):
+    owner, other = two_stores
+    await owner.ensure_tables()
+    await owner.locks.aclose()  # later claims get 503, as when PostgreSQL is away
+
+    with pytest.raises(ServiceError) as refused:
+        await owner.open_run(
+            RunRecord("unclaimed", THREAD, "wang1", "zh-CN", owner.owner), lambda: None
+        )
+
+    assert refused.value.status == 503
+    assert await other.record("unclaimed") is None
