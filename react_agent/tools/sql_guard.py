@@ -11,6 +11,13 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
+from react_agent.tools.sql_refusals import (
+    WRITE_KINDS,
+    is_catalog,
+    is_refused_function,
+    statement_keyword,
+)
+
 
 class QueryRejected(Exception):
     """The SQL guard refused a query before it reached the database; the reason is for the model.
@@ -27,103 +34,6 @@ class QueryRejected(Exception):
 
 DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public"}
 """The schema a bare table name lives in; `main.orders` is the same table as `orders`."""
-
-# Statements that change data, schema or permissions, with the keyword a reason names.
-_WRITE_STATEMENTS: dict[type[exp.Expression], str] = {
-    exp.Insert: "INSERT",
-    exp.Update: "UPDATE",
-    exp.Delete: "DELETE",
-    exp.Merge: "MERGE",
-    exp.Create: "CREATE",
-    exp.Drop: "DROP",
-    exp.Alter: "ALTER",
-    exp.TruncateTable: "TRUNCATE",
-    exp.Copy: "COPY",
-    exp.Grant: "GRANT",
-    exp.Revoke: "REVOKE",
-    exp.Comment: "COMMENT",
-    exp.Analyze: "ANALYZE",
-    exp.Refresh: "REFRESH",
-    exp.LoadData: "LOAD DATA",
-}
-_WRITE_KINDS = tuple(_WRITE_STATEMENTS)
-# Statements that change the session, the connection or the transaction instead.
-_SESSION_STATEMENTS: dict[type[exp.Expression], str] = {
-    exp.Set: "SET",
-    exp.Pragma: "PRAGMA",
-    exp.Attach: "ATTACH",
-    exp.Detach: "DETACH",
-    exp.Transaction: "BEGIN",
-    exp.Commit: "COMMIT",
-    exp.Rollback: "ROLLBACK",
-    exp.Use: "USE",
-    exp.Kill: "KILL",
-    exp.Execute: "EXECUTE",
-    exp.Declare: "DECLARE",
-    exp.Cache: "CACHE",
-    exp.Uncache: "UNCACHE",
-}
-
-# Functions that sleep, touch files or the network, run SQL given as text, take locks,
-# signal other sessions or change settings. Names are compared in lower case, in every
-# dialect: a PostgreSQL name in a SQLite query fails anyway, so refusing it costs nothing.
-_REFUSED_FUNCTIONS = frozenset(
-    {
-        # PostgreSQL
-        "set_config",
-        "nextval",
-        "setval",
-        "loread",
-        "lowrite",
-        "ts_stat",  # runs the query given as its argument
-        "ts_rewrite",
-        "gin_clean_pending_list",
-        # SQLite (extensions of the CLI and of some builds)
-        "load_extension",
-        "readfile",
-        "writefile",
-        "edit",
-        "eval",
-        "fts3_tokenizer",
-        "zipfile",
-        "fsdir",
-        "lsdir",
-        "dbstat",
-        "sqlite_dbpage",
-        "sqlite_dbdata",
-        "sqlite_dbptr",
-    }
-)
-# pg_* covers pg_sleep*, pg_read_file, pg_ls_dir, pg_stat_file, pg_terminate_backend,
-# pg_cancel_backend, pg_reload_conf, pg_rotate_logfile, pg_advisory_*, pg_notify and the
-# catalog lookups that would reveal tables outside the allowed list.
-_REFUSED_FUNCTION_PREFIXES = (
-    "pg_",
-    "lo_",
-    "dblink",
-    "txid_",
-    "binary_upgrade_",
-    "brin_",
-    "sqlar_",
-    "pragma_",
-)
-# query_to_xml, table_to_xml, cursor_to_xml, schema_to_xml, database_to_xml and their
-# *_xmlschema variants read tables or run SQL named in a string.
-_REFUSED_FUNCTION_INFIXES = ("_to_xml",)
-_ALLOWED_PG_FUNCTIONS = frozenset(
-    {
-        "pg_typeof",
-        "pg_size_pretty",
-        "pg_size_bytes",
-        "pg_column_size",
-        "pg_input_is_valid",
-        "pg_client_encoding",
-    }
-)
-
-_CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema", "pg_toast"})
-_CATALOG_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_")
-_CATALOG_TABLES = frozenset({"dbstat"})
 
 
 @lru_cache(maxsize=1024)
@@ -171,7 +81,7 @@ def parse_statement(sql: str, dialect: str) -> exp.Expression:
 def is_table_allowed(name: str, dialect: str, allowed_tables: frozenset[str] | None) -> bool:
     """Say whether the tools may show the table `name` (`table` or `schema.table`)."""
     schema, _, table = name.lower().rpartition(".")
-    if _is_catalog(schema or None, table):
+    if is_catalog(schema or None, table):
         return False
     return allowed_tables is None or _is_listed(schema or None, table, dialect, allowed_tables)
 
@@ -206,8 +116,8 @@ def _check_statement_kind(root: exp.Expression, sql: str, dialect: str) -> None:
         query = query.this
     if isinstance(query, exp.Select | exp.SetOperation):
         return
-    keyword = _statement_keyword(root) or _first_keyword(sql, dialect)
-    if isinstance(root, _WRITE_KINDS):
+    keyword = statement_keyword(root) or _first_keyword(sql, dialect)
+    if isinstance(root, WRITE_KINDS):
         raise QueryRejected(f"{keyword} is not allowed: the database is read-only")
     raise QueryRejected(
         f"{keyword} is not allowed: only a single read-only SELECT query "
@@ -216,8 +126,8 @@ def _check_statement_kind(root: exp.Expression, sql: str, dialect: str) -> None:
 
 
 def _check_node(node: exp.Expression) -> None:
-    keyword = _statement_keyword(node)
-    if keyword is not None and isinstance(node, _WRITE_KINDS):
+    keyword = statement_keyword(node)
+    if keyword is not None and isinstance(node, WRITE_KINDS):
         raise QueryRejected(f"{keyword} is not allowed: the database is read-only")
     if keyword is not None:
         raise QueryRejected(f"{keyword} is not allowed: only a read-only SELECT query can run")
@@ -232,18 +142,8 @@ def _check_node(node: exp.Expression) -> None:
         )
     if isinstance(node, exp.Func):
         for name in _function_names(node):
-            if _is_refused_function(name):
+            if is_refused_function(name):
                 raise QueryRejected(f"function {name} is not allowed")
-
-
-def _statement_keyword(node: exp.Expression) -> str | None:
-    if isinstance(node, exp.Command):
-        return str(node.this).upper()
-    for kinds in (_WRITE_STATEMENTS, _SESSION_STATEMENTS):
-        for kind, keyword in kinds.items():
-            if isinstance(node, kind):
-                return keyword
-    return None
 
 
 def _first_keyword(sql: str, dialect: str) -> str:
@@ -277,16 +177,6 @@ def _function_names(node: exp.Func) -> list[str]:
     if isinstance(node, exp.Anonymous):
         return [node.name.lower()]
     return [name.lower() for name in node.sql_names()]
-
-
-def _is_refused_function(name: str) -> bool:
-    if name in _ALLOWED_PG_FUNCTIONS:
-        return False
-    return (
-        name in _REFUSED_FUNCTIONS
-        or name.startswith(_REFUSED_FUNCTION_PREFIXES)
-        or any(infix in name for infix in _REFUSED_FUNCTION_INFIXES)
-    )
 
 
 def _table_references(root: exp.Expression) -> Iterator[exp.Table]:
@@ -325,7 +215,7 @@ def _check_table(table: exp.Table, dialect: str, allowed_tables: frozenset[str] 
             f"database-qualified name {table.catalog}.{shown} is not allowed: "
             "write table or schema.table"
         )
-    if _is_catalog(schema, name):
+    if is_catalog(schema, name):
         raise QueryRejected(
             f"system table {shown} is not allowed: use the list_tables and describe_tables "
             "tools to see the tables and their columns"
@@ -334,14 +224,6 @@ def _check_table(table: exp.Table, dialect: str, allowed_tables: frozenset[str] 
         raise QueryRejected(
             f"table {shown} is not in the allowed list: {', '.join(sorted(allowed_tables))}"
         )
-
-
-def _is_catalog(schema: str | None, name: str) -> bool:
-    if schema is not None and (
-        schema in _CATALOG_SCHEMAS or schema.startswith(("pg_temp", "pg_toast"))
-    ):
-        return True
-    return name in _CATALOG_TABLES or name.startswith(_CATALOG_TABLE_PREFIXES)
 
 
 def _is_listed(schema: str | None, name: str, dialect: str, allowed_tables: frozenset[str]) -> bool:
