@@ -9,23 +9,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, Durability
+from langgraph.types import Durability
 
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.node import APPROVE_SQL_FLAG
 from react_agent.approval.pending import (
     INTERRUPT_UPDATE,
     check_resume,
-    close_pending_approval,
     describe_interrupt,
-    pending_approval,
 )
 from react_agent.errors import ServiceError, classify_exception
-from react_agent.graph.messages import message_text, stamped
-from react_agent.graph.node_names import AGENT
-from react_agent.graph.state import new_question_state
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
@@ -38,11 +32,10 @@ from react_agent.runs.events import (
     RunWaiting,
     TokenStreamed,
 )
+from react_agent.runs.graph_io import answer_token, graph_input_for, tool_names
 from react_agent.runs.run import Run
-from react_agent.runs.tally import ResultTally
 from react_agent.runs.thread_locks import Release, ThreadLocks
 from react_agent.runs.tool_events import ToolEventTracker
-from react_agent.runs.turn_repair import close_unfinished_turn
 from react_agent.runs.turn_work import TurnWork
 
 logger = logging.getLogger(__name__)
@@ -287,7 +280,7 @@ class AgentRunner:
         CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens, lambda: len(path)))
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
-            graph_input, tally = _graph_input(snapshot, question, run.lang)
+            graph_input, tally = graph_input_for(snapshot, question, run.lang)
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
@@ -302,12 +295,12 @@ class AgentRunner:
                         path.append(node)
                         tally.add(update)
                         work.add(update)
-                        run.append(NodeFinished(node, len(path), _tool_names(update)))
+                        run.append(NodeFinished(node, len(path), tool_names(update)))
                         # Tool events come after their node's event (runs/tool_events.py).
                         for tool_event in tool_events.events_for(update, len(path)):
                             run.append(tool_event)
                 else:
-                    token = _answer_token(chunk)
+                    token = answer_token(chunk)
                     if token:
                         run.append(TokenStreamed(token))
         result = tally.result(run.thread_id, path)
@@ -318,45 +311,3 @@ class AgentRunner:
             question=question if isinstance(question, str) else "",
             approval=approval,
         )
-
-
-def _graph_input(
-    snapshot: Any, question: str | ApprovalDecision, lang: str | None
-) -> tuple[Any, ResultTally]:
-    """Return the graph's input for a question or a resume, and the tally of its result.
-
-    The result is read from the updates, not from the checkpoint afterwards: that would
-    load and decode the whole conversation again for every question.
-    """
-    history: list[AnyMessage] = snapshot.values.get("messages", [])
-    if isinstance(question, ApprovalDecision):
-        # The question goes on: its per-question fields so far count in its result.
-        values = {k: v for k, v in snapshot.values.items() if k != "messages"}
-        return Command(resume=question.as_resume_value()), ResultTally(history, values)
-    if pending_approval(snapshot) is not None:
-        # A new question on a thread waiting for approval rejects the waiting SQL.
-        closing = close_pending_approval(history, lang)
-    else:
-        closing = close_unfinished_turn(history, lang)
-    graph_input = {
-        "messages": [*closing, stamped(HumanMessage(question))],
-        **new_question_state(),
-    }
-    return graph_input, ResultTally(history, graph_input)
-
-
-def _tool_names(update: Any) -> list[str]:
-    if not isinstance(update, dict):
-        return []
-    return [
-        message.name
-        for message in update.get("messages", [])
-        if getattr(message, "type", None) == "tool" and message.name
-    ]
-
-
-def _answer_token(chunk: Any) -> str:
-    message, metadata = chunk
-    if metadata.get("langgraph_node") != AGENT or not isinstance(message, AIMessageChunk):
-        return ""
-    return message_text(message)

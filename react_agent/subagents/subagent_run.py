@@ -6,15 +6,15 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk, HumanMessage, ToolMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
-from react_agent.graph.messages import message_text, stamped
-from react_agent.graph.node_names import AGENT
+from react_agent.graph.messages import stamped
 from react_agent.graph.state import new_question_state
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import NodeFinished, TokenStreamed
+from react_agent.runs.graph_io import answer_token, tool_names
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_work import TurnWork
 from react_agent.tools.results import result_artifacts
@@ -94,7 +94,7 @@ async def run_subagent(
         subagent_input(outcome.question), config, stream_mode=modes
     ):
         if mode == "messages":
-            token = _model_token(chunk)
+            token = answer_token(chunk)
             if token and sink is not None:
                 sink.append(TokenStreamed(token, subagent=outcome.subagent))
             continue
@@ -104,7 +104,7 @@ async def run_subagent(
             _collect(outcome, update)
             if sink is None:
                 continue
-            sink.append(NodeFinished(node, step, _tool_names(update), outcome.subagent))
+            sink.append(NodeFinished(node, step, tool_names(update), outcome.subagent))
             for event in tools.events_for(update, step):
                 sink.append(replace(event, subagent=outcome.subagent))
     outcome.sqls = [{**entry, "subagent": outcome.subagent} for entry in work.sqls]
@@ -129,20 +129,3 @@ def _collect(outcome: SubagentOutcome, update: Any) -> None:
     for message in update.get("messages") or []:
         if isinstance(message, ToolMessage):
             outcome.results.extend(result_artifacts(message))
-
-
-def _tool_names(update: Any) -> list[str]:
-    if not isinstance(update, dict):
-        return []
-    return [
-        message.name
-        for message in update.get("messages") or []
-        if isinstance(message, ToolMessage) and message.name
-    ]
-
-
-def _model_token(chunk: Any) -> str:
-    message, metadata = chunk
-    if metadata.get("langgraph_node") != AGENT or not isinstance(message, AIMessageChunk):
-        return ""
-    return message_text(message)

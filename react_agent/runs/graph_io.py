@@ -1,0 +1,60 @@
+"""What the runner gives the graph for a question, and what it reads from the graph's stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
+from langgraph.types import Command
+
+from react_agent.approval.decisions import ApprovalDecision
+from react_agent.approval.pending import close_pending_approval, pending_approval
+from react_agent.graph.messages import message_text, stamped
+from react_agent.graph.node_names import AGENT
+from react_agent.graph.state import new_question_state
+from react_agent.runs.tally import ResultTally
+from react_agent.runs.turn_repair import close_unfinished_turn
+
+
+def graph_input_for(
+    snapshot: Any, question: str | ApprovalDecision, lang: str | None
+) -> tuple[Any, ResultTally]:
+    """Return the graph's input for a question or a resume, and the tally of its result.
+
+    The result is read from the updates, not from the checkpoint afterwards: that would
+    load and decode the whole conversation again for every question.
+    """
+    history: list[AnyMessage] = snapshot.values.get("messages", [])
+    if isinstance(question, ApprovalDecision):
+        # The question goes on: its per-question fields so far count in its result.
+        values = {k: v for k, v in snapshot.values.items() if k != "messages"}
+        return Command(resume=question.as_resume_value()), ResultTally(history, values)
+    if pending_approval(snapshot) is not None:
+        # A new question on a thread waiting for approval rejects the waiting SQL.
+        closing = close_pending_approval(history, lang)
+    else:
+        closing = close_unfinished_turn(history, lang)
+    graph_input = {
+        "messages": [*closing, stamped(HumanMessage(question))],
+        **new_question_state(),
+    }
+    return graph_input, ResultTally(history, graph_input)
+
+
+def tool_names(update: Any) -> list[str]:
+    """Return the names of the tools whose results a node's update holds."""
+    if not isinstance(update, dict):
+        return []
+    return [
+        message.name
+        for message in update.get("messages") or []
+        if getattr(message, "type", None) == "tool" and message.name
+    ]
+
+
+def answer_token(chunk: Any) -> str:
+    """Return the text of a streamed chunk of the agent's answer ('' for other nodes)."""
+    message, metadata = chunk
+    if metadata.get("langgraph_node") != AGENT or not isinstance(message, AIMessageChunk):
+        return ""
+    return message_text(message)
