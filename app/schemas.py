@@ -7,12 +7,13 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class _Open(BaseModel):
-    # Responses may gain fields; clients must ignore unknown ones.
+class OpenModel(BaseModel):
+    """A response model that may gain fields: clients must ignore unknown ones."""
+
     model_config = ConfigDict(extra="allow")
 
 
-class ErrorData(_Open):
+class ErrorData(OpenModel):
     """What went wrong."""
 
     error: str = Field(description="The detail, for developers and logs.")
@@ -22,7 +23,7 @@ class ErrorData(_Open):
     conversation_id: str | None = None
 
 
-class ErrorEnvelope(_Open):
+class ErrorEnvelope(OpenModel):
     """An error: `code` is the HTTP status; the sync ask API also has the legacy `error`."""
 
     code: int = Field(ge=400, le=599)
@@ -36,7 +37,7 @@ class ErrorEnvelope(_Open):
     )
 
 
-class Records(_Open):
+class Records(OpenModel):
     """Rows of the SQL that ran."""
 
     columns: list[str]
@@ -45,7 +46,7 @@ class Records(_Open):
     is_limited: bool
 
 
-class TokenUsage(_Open):
+class TokenUsage(OpenModel):
     """Tokens of the turn's model calls, summed, as the LLM server reported them."""
 
     prompt_tokens: int
@@ -53,7 +54,7 @@ class TokenUsage(_Open):
     total_tokens: int
 
 
-class SqlRun(_Open):
+class SqlRun(OpenModel):
     """One run_sql of the turn, in order."""
 
     sql: str
@@ -65,7 +66,7 @@ class SqlRun(_Open):
     )
 
 
-class AgentMeta(_Open):
+class AgentMeta(OpenModel):
     """How the run went."""
 
     thread_id: str
@@ -87,7 +88,7 @@ class AgentMeta(_Open):
     )
 
 
-class FinalData(_Open):
+class FinalData(OpenModel):
     """The answer to one question."""
 
     response: str
@@ -105,7 +106,7 @@ class FinalData(_Open):
     timestamp: str
 
 
-class AskEnvelope(_Open):
+class AskEnvelope(OpenModel):
     """The sync endpoint's answer."""
 
     code: Literal[200]
@@ -114,7 +115,7 @@ class AskEnvelope(_Open):
     data: FinalData
 
 
-class StreamEventData(_Open):
+class StreamEventData(OpenModel):
     """`data` of a stream event; which fields appear depends on `type`.
 
     started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
@@ -171,7 +172,7 @@ class StreamEventData(_Open):
     )
 
 
-class StreamEvent(_Open):
+class StreamEvent(OpenModel):
     """One Server-Sent Event: `id: <run_id>:<seq>` and `data:` this envelope, one per line."""
 
     openapi_content_type: ClassVar[str] = "text/event-stream"
@@ -182,7 +183,7 @@ class StreamEvent(_Open):
     data: StreamEventData
 
 
-class HealthEnvelope(_Open):
+class HealthEnvelope(OpenModel):
     """The service's components; 503 (with the error fields) when it cannot answer."""
 
     code: int
@@ -192,146 +193,6 @@ class HealthEnvelope(_Open):
     status: Literal["healthy", "unhealthy"] = Field(
         description="Beside the envelope, for the replaced service's clients."
     )
-
-
-class ConversationSummary(_Open):
-    """One conversation in a user's list."""
-
-    conversation_id: str
-    thread_id: str
-    user_id: str
-    title: str = Field(description="The first question, shortened to 30 characters.")
-    conversation_title: str = Field(
-        description="The first question: its first 50 characters then `...` when longer."
-    )
-    last_message: str = Field(description="The user's newest question.")
-    last_answer: str = Field(description="The newest answer, shortened to 100 characters.")
-    message_count: int
-    created_at: str | None
-    updated_at: str | None
-
-
-class ConversationList(_Open):
-    """A user's conversations, newest first."""
-
-    user_id: str
-    conversations: list[ConversationSummary]
-    count: int = Field(description="How many are in this answer.")
-    total_count: int = Field(description="How many conversations the user has in all.")
-    limit: int = Field(description="The limit applied: the one asked for, clamped to 1–50.")
-
-
-class ConversationListEnvelope(_Open):
-    """The conversation list in the envelope."""
-
-    code: Literal[200]
-    success: Literal[True]
-    message: str
-    data: ConversationList
-
-
-class ConversationMessage(_Open):
-    """One message of a conversation."""
-
-    message_id: str | None
-    role: Literal["human", "ai", "tool", "system"] = Field(
-        description="The LangChain message type, as the replaced service named roles."
-    )
-    content: str
-    timestamp: str | None
-
-
-class HistoryQuery(_Open):
-    """One SQL query a turn ran."""
-
-    sql: str
-    result_id: str = Field(description="Its id for read_result.")
-    rows: int = Field(description="Its total row count.")
-
-
-class HistoryBlock(_Open):
-    """One finished question/answer turn, as the model's history index and tools see it."""
-
-    block_id: str = Field(description="`turn-<n>`.")
-    turn: int = Field(description="1-based number of the turn in the thread.")
-    time: str | None = Field(description="When the question was asked.")
-    question: str
-    queries: list[HistoryQuery]
-    tables: list[str] = Field(description="Tables the queries read.")
-    columns: list[str] = Field(description="Columns the queries name.")
-    summary: str = Field(description="The answer's first sentence, at most 80 characters.")
-    message_count: int
-
-
-class Conversation(_Open):
-    """One conversation's messages."""
-
-    conversation_id: str
-    thread_id: str
-    user_id: str
-    title: str
-    conversation_title: str
-    message_count: int
-    total_checkpoints: int = Field(description="How many checkpoints the thread has saved.")
-    created_at: str | None
-    updated_at: str | None
-    messages: list[ConversationMessage]
-    blocks: list[HistoryBlock] = Field(
-        description="One block per finished turn, oldest first (see README: History)."
-    )
-
-
-class ConversationEnvelope(_Open):
-    """One conversation in the envelope."""
-
-    code: Literal[200]
-    success: Literal[True]
-    message: str
-    data: Conversation
-
-
-class SubagentStatus(_Open):
-    """Where one sub-agent of a running delegate call is."""
-
-    id: str = Field(description="`<tool_call_id>-<n>`, as in the events' `subagent`.")
-    description: str
-    status: Literal["waiting", "running", "completed", "failed"]
-    node: str = Field(description="The node it is about to run, or `__end__`.")
-    name: str = Field(description="The node's display name.")
-    icon: str
-    step: int = Field(description="Steps it has done (its last progress event's step).")
-
-
-class ThreadStatus(_Open):
-    """Whether a thread is answering now, and in which step."""
-
-    thread_id: str
-    conversation_id: str
-    user_id: str
-    status: Literal["running", "completed", "interrupted", "awaiting_approval"]
-    node: str = Field(description="The step: next to run, stopped before, or `__end__`.")
-    name: str = Field(description="The step's display name (the same as display_name).")
-    display_name: str
-    icon: str
-    timestamp: str = Field(description="When this status was read.")
-    message_count: int | None = None
-    updated_at: str | None = None
-    approval: dict[str, Any] | None = Field(
-        default=None,
-        description="With awaiting_approval: the pending SQL, its tables and interrupt_id.",
-    )
-    subagents: list[SubagentStatus] | None = Field(
-        default=None, description="While a delegate call runs: each of its sub-agents."
-    )
-
-
-class ThreadStatusEnvelope(_Open):
-    """A thread's status in the envelope."""
-
-    code: Literal[200]
-    success: Literal[True]
-    message: str
-    data: ThreadStatus
 
 
 class StreamHeaders(BaseModel):

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from app.schemas import OpenModel
 
 
-class _Open(BaseModel):
-    # Responses may gain fields; clients must ignore unknown ones.
-    model_config = ConfigDict(extra="allow")
-
-
-class Pagination(_Open):
+class Pagination(OpenModel):
     """Where a page sits in the whole list."""
 
     page: int
@@ -23,14 +18,14 @@ class Pagination(_Open):
     has_prev: bool
 
 
-class PageData(_Open):
+class PageData(OpenModel):
     """One page of records."""
 
     records: list[dict[str, Any]]
     pagination: Pagination
 
 
-class PageEnvelope(_Open):
+class PageEnvelope(OpenModel):
     """A page of ratings or of examples and notes."""
 
     code: Literal[200]
@@ -39,13 +34,13 @@ class PageEnvelope(_Open):
     data: PageData
 
 
-class FeedbackAdded(_Open):
+class FeedbackAdded(OpenModel):
     """The new rating's id."""
 
     feedback_id: int
 
 
-class FeedbackAddedEnvelope(_Open):
+class FeedbackAddedEnvelope(OpenModel):
     """A rating was stored."""
 
     code: Literal[200]
@@ -54,14 +49,14 @@ class FeedbackAddedEnvelope(_Open):
     data: FeedbackAdded
 
 
-class TrainingStats(_Open):
+class TrainingStats(OpenModel):
     """How many examples and notes there are, by type."""
 
     total_count: int
     type_breakdown: dict[str, int]
 
 
-class TrainingStatsEnvelope(_Open):
+class TrainingStatsEnvelope(OpenModel):
     """The training data's statistics."""
 
     code: Literal[200]
@@ -70,7 +65,7 @@ class TrainingStatsEnvelope(_Open):
     data: TrainingStats
 
 
-class MemoryEnvelope(_Open):
+class MemoryEnvelope(OpenModel):
     """The result of a feedback or training-data operation."""
 
     code: Literal[200]

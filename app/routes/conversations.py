@@ -16,7 +16,11 @@ from app.asking.validation import check_user_id
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas import ConversationEnvelope, ConversationListEnvelope, ThreadStatusEnvelope
+from app.schemas_conversations import (
+    ConversationEnvelope,
+    ConversationListEnvelope,
+    ThreadStatusEnvelope,
+)
 from config import node_display
 from react_agent.approval.pending import describe_interrupt
 from react_agent.conversations.history import (
