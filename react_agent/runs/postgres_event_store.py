@@ -5,13 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.runs.abandoned_runs import close_abandoned_run
 from react_agent.runs.event_batches import EventBatches
 from react_agent.runs.event_store import (
     RUNNING,
@@ -23,10 +21,10 @@ from react_agent.runs.event_store import (
     flatten,
     process_owner_id,
 )
+from react_agent.runs.remote_follow import RemoteFollower, liveness_key
 from react_agent.runs.run_notifications import (
     CANCEL_CHANNEL,
     EVENTS_CHANNEL,
-    FOLLOW_CHANNEL,
     RunNotifications,
 )
 from react_agent.runs.run_store_schema import migrate_run_tables
@@ -34,9 +32,6 @@ from react_agent.runs.run_tables import RunTables
 from react_agent.runs.thread_locks import Release, ThreadLocks
 
 logger = logging.getLogger(__name__)
-
-OWNER_CHECK_INTERVAL = 1.0
-"""Seconds between a remote follower's checks that the run's owner is alive (and re-reads)."""
 
 THREAD_PREFIX = "thread:"
 """A cancel notification for `thread:<thread_id>` names a thread rather than a run."""
@@ -47,22 +42,15 @@ LOCAL_TTL = 120.0
 after it, the owner reads the tables like anyone)."""
 
 
-def liveness_key(run_id: str) -> str:
-    """Return the claim key the owner holds while its run goes on (freed if it dies)."""
-    return f"run-alive:{run_id}"
-
-
 class PostgresRunEvents:
     """Run events in the `runs` and `run_events` tables, followed through LISTEN/NOTIFY.
 
     The owner keeps its runs in memory as well, so its own followers read no table. A
-    follower elsewhere reads the tables when notified, and every OWNER_CHECK_INTERVAL
-    seconds it says it is there (`followed_at`, and a FOLLOW_CHANNEL notice) and checks
-    the owner's claim: a claim freed while the run is still `running` means the owner
-    died, and the first follower to notice closes the run with the events `on_abandoned`
-    gives. The owner sends an EVENTS_CHANNEL notice per event only for runs someone
-    follows elsewhere: most runs are followed by their own process alone, and a NOTIFY
-    per event (whose commits PostgreSQL serializes) was the dearest part of storing it.
+    follower elsewhere reads the tables when notified and watches the owner's liveness
+    claim (runs/remote_follow: a dead owner's run is closed by its followers). The owner
+    sends an EVENTS_CHANNEL notice per event only for runs someone follows elsewhere:
+    most runs are followed by their own process alone, and a NOTIFY per event (whose
+    commits PostgreSQL serializes) was the dearest part of storing it.
 
     Args:
         pool: The checkpointer's pool (its database holds the run tables).
@@ -90,6 +78,7 @@ class PostgresRunEvents:
             on_listening=self._cancel_asked_while_not_listening,
             on_follow=self._followed_elsewhere,
         )
+        self.remote = RemoteFollower(self.tables, self.notifications, locks, self.ensure_tables)
         self._alive: dict[str, Release] = {}
         self._notified: set[str] = set()
         """Runs of this process followed elsewhere: their events are notified."""
@@ -219,30 +208,10 @@ class PostgresRunEvents:
             async for batch in self.local.follow_batches(run_id, after, idle_timeout=idle_timeout):
                 yield batch
             return
-        last, idle_since, next_check = after, time.monotonic(), 0.0
-        while True:
-            waker = self.notifications.waker(run_id)  # taken before reading: no lost wake
-            status, events = await self._read_after(run_id, last)
-            if events:
-                last = events[-1][0]
-                yield events
-            if status is None or status != RUNNING:
-                return
-            now = time.monotonic()
-            if events:
-                idle_since = now
-            if now >= next_check:
-                next_check = now + OWNER_CHECK_INTERVAL
-                if await self._check_owner(run_id, on_abandoned):
-                    continue  # the run was just closed here: read its last events
-            wait = min(next_check, idle_since + idle_timeout) - time.monotonic()
-            try:
-                async with asyncio.timeout(max(wait, 0.0)):
-                    await waker.wait()
-            except TimeoutError:
-                if time.monotonic() - idle_since >= idle_timeout:
-                    idle_since = time.monotonic()
-                    yield [(last, None)]
+        async for batch in self.remote.follow_batches(
+            run_id, after, idle_timeout=idle_timeout, on_abandoned=on_abandoned
+        ):
+            yield batch
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
         """Seconds since a follower in another process last said it was there."""
@@ -334,25 +303,6 @@ class PostgresRunEvents:
             await self.tables.execute(f"SELECT pg_notify('{EVENTS_CHANNEL}', %s)", (run_id,))
         except Exception as exc:  # the follower still re-reads within a second
             logger.warning("could not notify the followers of run %s: %s", run_id, exc)
-
-    async def _check_owner(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
-        """Say this follower is here; close the run if its owner died. True if closed now."""
-        await self.tables.execute(
-            "WITH here AS (UPDATE runs SET followed_at = now() WHERE run_id = %s)"
-            f" SELECT pg_notify('{FOLLOW_CHANNEL}', %s)",
-            (run_id, run_id),
-        )
-        if await self.locks.is_running(liveness_key(run_id)):
-            return False
-        return await self._close_abandoned(run_id, on_abandoned)
-
-    async def _close_abandoned(self, run_id: str, on_abandoned: AbandonedPayloads) -> bool:
-        async with self.tables.connection() as connection:
-            return await close_abandoned_run(connection, run_id, on_abandoned)
-
-    async def _read_after(self, run_id: str, after: int) -> tuple[str | None, list[Any]]:
-        await self.ensure_tables()
-        return await self.tables.read_after(run_id, after)
 
     async def _expire_forever(self) -> None:
         while True:
