@@ -40,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--calls", type=int, choices=(2, 3), default=3, help="model calls per question"
     )
-    parser.add_argument("--skip-peers", action="store_true", help="no LangGraph server, no Flask")
+    parser.add_argument(
+        "--skip-peers", action="store_true", help="no LangGraph server, no Flask, no stack floor"
+    )
     parser.add_argument("--skip-postgres", action="store_true", help="no PostgreSQL checkpointer")
     parser.add_argument(
         "--no-in-process-levels",

@@ -27,12 +27,14 @@ from bench.peers.launch import (
     start_flask,
     start_langgraph,
     start_service,
+    start_stack_floor,
     start_stub,
 )
 from bench.peers.postgres_scratch import scratch_postgres
 from bench.peers.scale_out import SCALE_OUT_WORKERS, side_name, start_service_workers
 from bench.processes import Processes, wait_for_http
 from bench.profiling import profile
+from bench.report.labels import SLOW_FLOOR_KEY, STACK_FLOOR
 from bench.report.ratios import compute_ratios
 from bench.report.targets import compute_targets
 from bench.slow_level import run_slow_level
@@ -49,7 +51,7 @@ def run_bench(state: BenchState) -> dict[str, Any]:
     with state.cleanup, Processes(state.log_dir) as procs, Sampler() as sampler:
         sampler.watch("client", os.getpid(), children=False)
         if args.slow_only:
-            results["slow_streams"] = run_slow_level(state, procs, sampler)
+            _slow_levels(state, procs, sampler)
             results["network"] = _network(sampler, [])
             return results
         start_stub(state, procs, sampler)
@@ -82,11 +84,18 @@ def run_bench(state: BenchState) -> dict[str, Any]:
             sampler.unwatch(name)
             procs.stop(started[name][0])
         if args.slow_streams:
-            results["slow_streams"] = run_slow_level(state, procs, sampler)
+            _slow_levels(state, procs, sampler)
         results["network"] = _network(sampler, child_sockets)
     results["ratios"] = compute_ratios(results)
     results["targets"] = compute_targets(results)
     return results
+
+
+def _slow_levels(state: BenchState, procs: Processes, sampler: Sampler) -> None:
+    """Run the slow-model level on our chosen side, then (unless peers are skipped) the floor."""
+    state.results["slow_streams"] = run_slow_level(state, procs, sampler)
+    if not state.args.skip_peers:
+        state.results[SLOW_FLOOR_KEY] = run_slow_level(state, procs, sampler, STACK_FLOOR)
 
 
 def _network(sampler: Sampler, child_sockets: list[dict[str, Any]]) -> dict[str, Any]:
@@ -161,6 +170,7 @@ def _servers(
             lambda base: lambda c: langgraph_stream(c, base, LANGGRAPH_ASSISTANT, graph_input),
         ),
         ("flask_reference", start_flask, lambda base: lambda c: service_stream(c, base)),
+        (STACK_FLOOR, start_stack_floor, lambda base: lambda c: service_stream(c, base)),
     ]
 
 

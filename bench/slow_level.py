@@ -33,9 +33,15 @@ from bench.measure.fds import (
 from bench.measure.measured import quiet_moment
 from bench.measure.sampler import Sampler, tree_rss_mb
 from bench.measure.stats import percentile, summarize
-from bench.peers.launch import server_description, start_service, start_stub_process
+from bench.peers.launch import (
+    server_description,
+    start_service,
+    start_stack_floor,
+    start_stub_process,
+)
 from bench.peers.scale_out import start_service_workers
 from bench.processes import Child, Processes, wait_for_http
+from bench.report.labels import STACK_FLOOR
 from bench.state import BenchState
 
 FDS_FLAT_TOLERANCE = 16
@@ -49,9 +55,16 @@ FD_SERIES_POINTS = 120
 """Most (seconds, FDs, open streams) points kept in results.json."""
 
 
-def run_slow_level(state: BenchState, procs: Processes, sampler: Sampler) -> dict[str, Any]:
-    """Start a slow stub and the chosen side of ours, run the level, stop both."""
+def run_slow_level(
+    state: BenchState, procs: Processes, sampler: Sampler, side: str | None = None
+) -> dict[str, Any]:
+    """Start a slow stub and a side (by default the chosen side of ours), run the level.
+
+    `side` may also be the stack's floor, which holds each stream for the model calls'
+    time without calling the stub.
+    """
     args = state.args
+    side = side or args.slow_side
     streams = args.slow_streams
     # The client holds one socket per stream, the server one per stream and one per model
     # call in flight; children started from here on inherit the limit.
@@ -59,13 +72,13 @@ def run_slow_level(state: BenchState, procs: Processes, sampler: Sampler) -> dic
     stub, stub_url = start_stub_process(state, procs, "stub_slow", args.slow_latency_ms)
     sampler.watch("stub_slow", stub.pid)
     log(
-        f"slow-model level: {streams} streams at once on {args.slow_side}, "
+        f"slow-model level: {streams} streams at once on {side}, "
         f"{args.slow_latency_ms} ms per model call (open files limit {nofile})"
     )
     child: Child | None = None
-    name = f"slow_{args.slow_side}"
+    name = f"slow_{side}"
     try:
-        child, base = _start_side(state, procs, name, stub_url)
+        child, base = _start_side(state, procs, side, name, stub_url)
         sampler.watch(name, child.pid)
         result = asyncio.run(_level(state, child.pid, base, stub_url, sampler, name))
     except Exception as exc:
@@ -78,8 +91,8 @@ def run_slow_level(state: BenchState, procs: Processes, sampler: Sampler) -> dic
             procs.stop(child)
         procs.stop(stub)
     return {
-        "side": args.slow_side,
-        "server": server_description(args.slow_side, state),
+        "side": side,
+        "server": server_description(side, state),
         "runs_max_active": args.slow_runs_max_active or 0,
         "streams": streams,
         "latency_ms": args.slow_latency_ms,
@@ -89,16 +102,23 @@ def run_slow_level(state: BenchState, procs: Processes, sampler: Sampler) -> dic
     }
 
 
-def _start_side(state: BenchState, procs: Processes, name: str, stub_url: str) -> tuple[Child, str]:
+def _start_side(
+    state: BenchState, procs: Processes, side: str, name: str, stub_url: str
+) -> tuple[Child, str]:
     args = state.args
+    if side == STACK_FLOOR:
+        hold = args.calls * args.slow_latency_ms
+        child, base, ready = start_stack_floor(state, procs, hold_ms=hold, name=name)
+        wait_for_http(child, ready, 120)
+        return child, base
     extra = {"OPENAI_BASE_URL": stub_url}
     if args.slow_runs_max_active:
         extra["RUNS_MAX_ACTIVE"] = str(args.slow_runs_max_active)
         extra["RUNS_MAX_QUEUED"] = str(max(1000, args.slow_streams))
-    if args.slow_side == "service_stream":
+    if side == "service_stream":
         child, base, ready = start_service(state, procs, name=name, extra_env=extra)
     else:
-        workers = int(args.slow_side.rsplit("_", 1)[1])
+        workers = int(side.rsplit("_", 1)[1])
         start = start_service_workers(workers, name=name, extra_env=extra)
         child, base, ready = start(state, procs)
     wait_for_http(child, ready, 120)

@@ -12,7 +12,7 @@ from typing import Any
 from bench.environment import BENCH_DIR, PYTHON, child_env, log
 from bench.measure.sampler import Sampler
 from bench.processes import Child, Processes, free_port, wait_for_line
-from bench.report.labels import ADMISSION_PREFIX
+from bench.report.labels import ADMISSION_PREFIX, STACK_FLOOR
 from bench.state import BenchState
 
 LANGGRAPH_CONFIG = BENCH_DIR / "peers" / "langgraph.json"
@@ -131,6 +131,26 @@ def start_flask(state: BenchState, procs: Processes) -> Started:
     return child, base, base + "/health"
 
 
+def start_stack_floor(
+    state: BenchState,
+    procs: Processes,
+    *,
+    hold_ms: float | None = None,
+    name: str = STACK_FLOOR,
+) -> Started:
+    """Start the stack's floor (Quart on Hypercorn, no graph); return it and its URLs.
+
+    It holds each stream for `hold_ms` (by default what the model's calls take).
+    """
+    port = free_port()
+    hold = state.args.calls * state.args.latency_ms if hold_ms is None else hold_ms
+    argv = [PYTHON, "-m", "bench.peers.stack_floor", "--port", str(port)]
+    argv += ["--hold-ms", str(hold), "--calls", str(state.args.calls)]
+    child = procs.start(name, argv, env=child_env({}), cwd=state.scratch)
+    base = f"http://127.0.0.1:{port}"
+    return child, base, base + "/health"
+
+
 def server_description(name: str, state: BenchState) -> str:
     """Return how the server `name` runs, for results.json and results.md."""
     if name == "langgraph_server":
@@ -143,6 +163,11 @@ def server_description(name: str, state: BenchState) -> str:
         return (
             "bench/peers/flask_reference.py on Werkzeug's threaded server (threaded=True, a thread "
             "per connection), a new event loop and open_agent_service per request"
+        )
+    if name == STACK_FLOOR:
+        return (
+            "bench/peers/stack_floor.py: Quart on Hypercorn with the service's configuration and "
+            "uvloop, a stream of the service's frames held for the model calls' time; no graph"
         )
     if name.startswith(ADMISSION_PREFIX):
         limit = name.removeprefix(ADMISSION_PREFIX)

@@ -11,6 +11,7 @@ SIDES = (
     "service_pg_workers_2",
     "langgraph_server",
     "flask_reference",
+    "stack_floor",
 )
 LABELS = {
     "in_process": "in-process graph (astream)",
@@ -20,6 +21,7 @@ LABELS = {
     "service_pg_workers_2": "ours on PostgreSQL, 2 workers",
     "langgraph_server": "langgraph dev",
     "flask_reference": "Flask reference",
+    "stack_floor": "Quart/Hypercorn floor (no graph)",
 }
 COLORS = {
     "in_process": "#7f7f7f",
@@ -28,7 +30,12 @@ COLORS = {
     "service_pg_workers_2": "#8c564b",
     "langgraph_server": "#d62728",
     "flask_reference": "#2ca02c",
+    "stack_floor": "#c7c7c7",
 }
+STACK_FLOOR = "stack_floor"
+"""Results key of the stack's floor: Quart on Hypercorn holding a stream, no graph."""
+SLOW_FLOOR_KEY = "slow_streams_floor"
+"""Results key of the slow-model level run on the stack's floor."""
 
 
 ADMISSION_PREFIX = "service_max_active_"

@@ -186,6 +186,19 @@ def scale_results() -> dict[str, Any]:
         "fds_flat_tolerance": 16,
         "fds_by_kind": {"idle": {"total": 90, "model_connections": 66}},
     }
+    results["stack_floor"] = {
+        "levels": {"500": _level(500, 1000, 1000, throughput_qps=900.0, started_p99_ms=610.0)}
+    }
+    results["slow_streams_floor"] = {
+        **results["slow_streams"],
+        "side": "stack_floor",
+        "completed": 2000,
+        "errors": {},
+        "rss_per_open_stream_kb": 31.2,
+        "fds_before": 20,
+        "fds_peak_during": 2030,
+        "fds_after": 20,
+    }
     results["ratios"] = compute_ratios(results)
     return results
 
@@ -195,61 +208,82 @@ def test_targets_compare_figures_of_the_same_run_and_say_which_are_met() -> None
 
     assert (
         "| our service (stream), c=100: q/s / in-process graph | 1.05× (21.0 / 20.0 q/s) "
-        "| ≥ 0.95× | met |"
+        "| ≥ 0.95× | met | – |"
     ) in lines
     assert (
         "| our service (stream), c=100: q/s / langgraph dev | 1.31× (21.0 / 16.0 q/s) "
-        "| ≥ 1.20× | met |"
+        "| ≥ 1.20× | met | – |"
     ) in lines
     assert (
         "| ours on PostgreSQL, 1 worker, c=100: q/s / in-process graph | 0.75× (15.0 / 20.0 q/s) "
-        "| ≥ 0.95× | **not met** |"
+        "| ≥ 0.95× | **not met** | – |"
     ) in lines
     assert (
         "| ours on PostgreSQL, 2 workers, c=100: q/s / 1 worker on PostgreSQL "
-        "| 1.80× (27.0 / 15.0 q/s) | ≥ 1.60× | met |"
+        "| 1.80× (27.0 / 15.0 q/s) | ≥ 1.60× | met | – |"
     ) in lines
     assert (
         "| ours on PostgreSQL, 2 workers, c=100: q/s / langgraph dev | 1.69× (27.0 / 16.0 q/s) "
-        "| ≥ 2.00× | **not met** |"
+        "| ≥ 2.00× | **not met** | – |"
     ) in lines
 
 
 def test_started_p99_target_is_checked_for_ours_with_and_without_admission() -> None:
     lines = markdown(scale_results()).splitlines()
 
-    assert "| our service (stream), c=500: started p99 | 750 ms | ≤ 50 ms | **not met** |" in lines
     assert (
-        "| our service (stream), RUNS_MAX_ACTIVE=32, c=500: started p99 | 40 ms | ≤ 50 ms | met |"
+        "| our service (stream), c=500: started p99 | 750 ms | ≤ 50 ms | **not met** | 610 ms |"
     ) in lines
     assert (
-        "| ours on PostgreSQL, 1 worker, c=500: started p99 | not measured | ≤ 50 ms | – |" in lines
-    )
+        "| our service (stream), RUNS_MAX_ACTIVE=32, c=500: started p99 | 40 ms | ≤ 50 ms | met "
+        "| 610 ms |"
+    ) in lines
+    assert (
+        "| ours on PostgreSQL, 1 worker, c=500: started p99 | not measured | ≤ 50 ms | – | 610 ms |"
+    ) in lines
 
 
 def test_slow_level_targets_and_its_section() -> None:
     lines = markdown(scale_results()).splitlines()
 
     assert (
-        "| slow model, 2000 streams at once: completed | 1990/2000 (99.5 %) | 100 % | **not met** |"
+        "| slow model, 2000 streams at once: completed | 1990/2000 (99.5 %) | 100 % | **not met** "
+        "| 2000/2000 |"
     ) in lines
     assert (
-        "| slow model, 2000 streams at once: RSS per open stream | 36 KB | ≤ 50 KB | met |" in lines
-    )
+        "| slow model, 2000 streams at once: RSS per open stream | 36 KB | ≤ 50 KB | met | 31 KB |"
+    ) in lines
     assert (
         "| slow model, 2000 streams at once: file descriptors after / before "
-        "| 25 / 24 (peak 2400) | flat (within 16) | met |"
+        "| 25 / 24 (peak 2400) | flat (within 16) | met | – |"
     ) in lines
     assert "## 6. Slow model: 2000 streams at once, 2000 ms per model call" in lines
-    assert "| server FDs before / peak during / after | 24 / 2400 / 25 (flat) |" in lines
+    assert "| figure | ours | floor (no graph) |" in lines
+    assert "| RSS per open stream KB | 35.8 | 31.2 |" in lines
+    assert (
+        "| server FDs before / peak during / after | 24 / 2400 / 25 (flat) "
+        "| 20 / 2030 / 20 (flat) |"
+    ) in lines
+
+
+def test_without_a_floor_the_slow_section_has_one_column() -> None:
+    results = scale_results()
+    del results["slow_streams_floor"]
+    lines = markdown(results).splitlines()
+
+    assert "| figure | value |" in lines
+    assert "| RSS per open stream KB | 35.8 |" in lines
+    assert (
+        "| slow model, 2000 streams at once: RSS per open stream | 36 KB | ≤ 50 KB | met | – |"
+    ) in lines
     assert "Errors: HTTP 503 ×10" in lines
 
 
 def test_targets_not_measured_in_a_run_are_left_open() -> None:
     lines = markdown(small_results()).splitlines()
 
-    assert ("| slow model, – streams at once: completed | not measured | 100 % | – |") in lines
-    assert "| our service (stream), c=500: started p99 | not measured | ≤ 50 ms | – |" in lines
+    assert ("| slow model, – streams at once: completed | not measured | 100 % | – | – |") in lines
+    assert "| our service (stream), c=500: started p99 | not measured | ≤ 50 ms | – | – |" in lines
     assert not any(line.startswith("## 5. Admission") for line in lines)
 
 
