@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bench.report.labels import STACK_FLOOR, label, side_levels, sides_in
 from bench.report.labels import color as color_of
-from bench.report.labels import label, side_levels, sides_in
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -48,7 +48,9 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
     ax = axes[2]
-    for side in sides_in(results):
+    # The floor holds each stream without working: its questions per second would flatten
+    # every other line of this (linear) panel.
+    for side in [side for side in sides_in(results) if side != STACK_FLOOR]:
         levels = list(side_levels(results, side).values())
         if levels:
             ax.plot(
