@@ -48,7 +48,7 @@ def hypercorn_config(settings: Settings) -> Config:
 class FreezeAfterStartup:
     """ASGI wrapper: once the app has started, move every object alive to GC's permanent set.
 
-    What start-up builds (modules, the compiled graph, pools, schemas: some 400,000
+    What start-up builds (modules, the compiled graph, pools, schemas: some 275,000
     objects) lives as long as the process. Left in the collector's generations, every full
     collection walks it again, and with thousands of streams open full collections come
     often. `gc.freeze()` after start-up keeps it out of them (what CPython's documentation
