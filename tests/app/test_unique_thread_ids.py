@@ -27,7 +27,11 @@ async def two_processes(postgres_database: str) -> AsyncIterator[list[tuple]]:
     """Yield (clock, store) of two processes on one database."""
     processes, closers = [], []
     for name in ("process-1", "process-2"):
-        pool = await open_pool(postgres_database, name=name, max_size=8)
+        # A thousand reservations queue for eight connections: the wait is sized from the
+        # work, not the 5 s default, which a slow machine could pass.
+        pool = await open_pool(
+            postgres_database, name=name, max_size=8, connect_timeout=NEW_CONVERSATIONS
+        )
         locks = PostgresThreadLocks(pool)
         store = PostgresRunEvents(pool, locks, ttl=600, max_run_seconds=60)
         processes.append((ThreadIdClock(), store))
