@@ -3,9 +3,10 @@
 What one process of our stack costs before any of the service's work: the same Hypercorn
 configuration (`app.serving.hypercorn_config`: backlog, limits, access log through
 logging), the same event loop (uvloop), a Quart route that reads the JSON body and answers
-an SSE stream with the service's frames (`started`, one `progress` per model call, an
-answer with its SQL, `end`). Where the service runs a graph, it waits `--hold-ms` divided
-over the model calls: no graph, no checkpointer, no run store, no model client.
+an SSE stream of the service's frames, made by its own envelope and SSE encoder
+(`started`, one `progress` per model call, an answer with its SQL, `end`). Where the
+service runs a graph, it waits `--hold-ms` divided over the model calls: no graph, no
+checkpointer, no run store, no model client.
 
 A side measured against it shows what the framework alone gives on this machine in the
 same run: `started` under a burst of 500 streams, and RSS per open stream in the slow level.
@@ -17,24 +18,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
 from quart import Quart, request
 
+from app.envelope import success_envelope
 from app.serving import hypercorn_config, run_event_loop
+from app.streaming.sse import SSE_HEADERS, encode_sse_event
 from config import Settings
 
 STREAM_PATH = "/api/v0/ask_react_agent_stream"
-SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
 
 def _frame(kind: str, **data: Any) -> bytes:
-    envelope = {"code": 200, "success": True, "message": "ok", "data": {"type": kind, **data}}
-    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
-    return f"data: {text}\n\n".encode()
+    """Encode one of the service's frames with its own envelope and SSE encoder."""
+    return encode_sse_event(success_envelope({"type": kind, **data}, None))
 
 
 def create_floor_app(hold_s: float, calls: int) -> Quart:
@@ -43,7 +43,7 @@ def create_floor_app(hold_s: float, calls: int) -> Quart:
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"code": 200, "success": True, "message": "ok", "data": {}}
+        return success_envelope({}, None)
 
     @app.post(STREAM_PATH)
     async def stream() -> tuple[AsyncIterator[bytes], int, dict[str, str]]:
