@@ -35,8 +35,9 @@ def build_mcp_server(tools: DataTools) -> MCPServer:
     ) -> dict[str, Any]:
         """Ask a question about the data in natural language.
 
-        Returns the answer, the SQL that ran, the first rows (at most 20) and the
-        conversation id; send that id back to ask a follow-up in the same conversation.
+        Returns the answer, the SQL that ran, the first rows (at most 20), the token usage
+        and the conversation id; send that id back to ask a follow-up in the same
+        conversation.
         Progress notifications name each step while the agent works.
         """
 

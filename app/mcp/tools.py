@@ -9,7 +9,7 @@ from typing import Any
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import validate_ask_request
 from app.auth import ApiKey
-from app.openai_compat.replies import TABLE_ROWS, step_line
+from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
 from react_agent.runs.events import NodeFinished
@@ -36,7 +36,7 @@ class DataTools:
         key: ApiKey | None,
         report_step: StepReporter,
     ) -> dict[str, Any]:
-        """Ask the agent with the ask endpoint's rules; return answer, SQL and first rows."""
+        """Ask the agent with the ask endpoint's rules; return answer, SQL, rows and usage."""
         payload = {
             "question": question,
             "conversation_id": conversation_id,
@@ -68,6 +68,7 @@ class DataTools:
             "rows": (records.get("rows") or [])[:TABLE_ROWS],
             "total_row_count": records.get("total_row_count", 0),
             "conversation_id": thread_id,
+            "usage": usage_body(result.usage),
         }
 
     async def list_tables(self) -> list[str]:

@@ -27,7 +27,7 @@ def openai_error_body(error: ServiceError) -> dict[str, Any]:
         "error": {
             "message": error.detail,
             "type": _TYPES_BY_STATUS.get(error.status, "server_error"),
-            "param": None,
+            "param": error.params.get("param"),
             "code": error.error_type.lower(),
         }
     }

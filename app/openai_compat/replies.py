@@ -22,6 +22,8 @@ class Completion:
     model: str
     conversation_id: str
     lang: str
+    include_usage: bool = False
+    """Whether the stream ends with a usage chunk (`stream_options.include_usage`)."""
     created: int = field(default_factory=lambda: int(time.time()))
 
 
@@ -64,8 +66,19 @@ def _cell(value: Any) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def completion_body(completion: Completion, content: str, reasoning: str) -> dict[str, Any]:
-    """Return a whole `chat.completion` (the non-streaming answer)."""
+def usage_body(usage: dict[str, int] | None) -> dict[str, int]:
+    """Return OpenAI's `usage` of a run's summed token usage (zeros when none was reported)."""
+    usage = usage or {}
+    prompt = int(usage.get("prompt_tokens") or 0)
+    completion = int(usage.get("completion_tokens") or 0)
+    total = int(usage.get("total_tokens") or prompt + completion)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+
+
+def completion_body(
+    completion: Completion, content: str, reasoning: str, usage: dict[str, int] | None
+) -> dict[str, Any]:
+    """Return a whole `chat.completion` (the non-streaming answer) with its token usage."""
     return {
         "id": completion.completion_id,
         "object": "chat.completion",
@@ -82,6 +95,7 @@ def completion_body(completion: Completion, content: str, reasoning: str) -> dic
                 "finish_reason": "stop",
             }
         ],
+        "usage": usage_body(usage),
         "conversation_id": completion.conversation_id,
     }
 
@@ -89,17 +103,36 @@ def completion_body(completion: Completion, content: str, reasoning: str) -> dic
 def chunk_event(
     completion: Completion, delta: dict[str, Any], finish_reason: str | None = None
 ) -> bytes:
-    """Return one `chat.completion.chunk` as an SSE `data:` event."""
+    """Return one `chat.completion.chunk` as an SSE `data:` event.
+
+    With `include_usage`, every chunk carries `usage: null`, as OpenAI's do, until the
+    last one (`usage_chunk_event`).
+    """
+    chunk = _chunk(completion, [{"index": 0, "delta": delta, "finish_reason": finish_reason}])
+    if finish_reason is not None:
+        chunk["conversation_id"] = completion.conversation_id
+    return data_event(chunk)
+
+
+def usage_chunk_event(completion: Completion, usage: dict[str, int] | None) -> bytes:
+    """Return the last chunk of `stream_options.include_usage`: no choices, the run's usage."""
+    chunk = _chunk(completion, [])
+    chunk["usage"] = usage_body(usage)
+    chunk["conversation_id"] = completion.conversation_id
+    return data_event(chunk)
+
+
+def _chunk(completion: Completion, choices: list[dict[str, Any]]) -> dict[str, Any]:
     chunk: dict[str, Any] = {
         "id": completion.completion_id,
         "object": "chat.completion.chunk",
         "created": completion.created,
         "model": completion.model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        "choices": choices,
     }
-    if finish_reason is not None:
-        chunk["conversation_id"] = completion.conversation_id
-    return data_event(chunk)
+    if completion.include_usage:
+        chunk["usage"] = None
+    return chunk
 
 
 def data_event(payload: dict[str, Any]) -> bytes:

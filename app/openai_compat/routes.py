@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
@@ -16,6 +17,7 @@ from app.asking.bodies import read_json_object
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
+from app.openai_compat.parameters import refuse_unsupported_parameters
 from app.openai_compat.replies import (
     DONE_EVENT,
     Completion,
@@ -24,9 +26,11 @@ from app.openai_compat.replies import (
     completion_body,
     data_event,
     step_line,
+    usage_chunk_event,
 )
 from app.openai_compat.schemas import ChatCompletion, ChatCompletionRequest, ModelList, OpenAIError
 from app.streaming.sse import SSE_HEADERS, encode_sse_comment
+from react_agent.conversations.continuation import find_continued_thread
 from react_agent.errors import ServiceError, bad_request
 from react_agent.runs.events import NodeFinished, RunFailed, RunFinished
 from react_agent.runs.run import Run
@@ -69,15 +73,19 @@ async def list_models() -> dict[str, Any]:
 async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, str]]:
     """Ask the last user message; the steps come as `reasoning_content`, then the answer.
 
-    The conversation is `metadata.conversation_id` or the X-Conversation-Id header, else a
-    new one; its id comes back in the X-Conversation-Id header and as `conversation_id`.
+    The conversation is `metadata.conversation_id` or the X-Conversation-Id header, else
+    the one the earlier messages sent back continue, else a new one; its id comes back in
+    the X-Conversation-Id header and as `conversation_id`. `usage` sums the run's tokens.
     """
     body = parse_chat_request(await read_json_object(request))
-    ask = await with_unique_thread_id(accept_chat_request(body))
+    ask = await with_unique_thread_id(await continued(accept_chat_request(body), body))
     runner = agent_service().require_runner()
     run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
     g.conversation_id = ask.thread_id
-    completion = Completion(f"chatcmpl-{run.run_id}", _model_name(), ask.thread_id, ask.lang)
+    include_usage = bool((body.stream_options or {}).get("include_usage"))
+    completion = Completion(
+        f"chatcmpl-{run.run_id}", _model_name(), ask.thread_id, ask.lang, include_usage
+    )
     headers = {CONVERSATION_HEADER: quote(ask.thread_id, safe=":")}
     if body.stream:
         heartbeat = app_settings().stream_heartbeat
@@ -90,7 +98,8 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     reasoning = "".join(
         step_line(event, ask.lang) for event in run.events if isinstance(event, NodeFinished)
     )
-    return completion_body(completion, answer_markdown(result), reasoning), 200, headers
+    body_out = completion_body(completion, answer_markdown(result), reasoning, result.usage)
+    return body_out, 200, headers
 
 
 def parse_chat_request(payload: dict[str, Any]) -> ChatCompletionRequest:
@@ -107,7 +116,28 @@ def parse_chat_request(payload: dict[str, Any]) -> ChatCompletionRequest:
         raise ServiceError(
             404, "MODEL_NOT_FOUND", f"the model {body.model!r} does not exist", model=body.model
         )
+    refuse_unsupported_parameters(body)
     return body
+
+
+async def continued(ask: AskRequest, body: ChatCompletionRequest) -> AskRequest:
+    """Return `ask` on the conversation its earlier messages continue, when they name none.
+
+    A client that sends history but no id (the `llm` CLI's `-c`) continues the user's
+    thread whose questions and last answer those messages repeat; else `ask` as it is.
+    """
+    if not ask.is_new_thread:
+        return ask
+    questions = [_text(m.content) for m in body.messages[:-1] if m.role == "user"]
+    replies = [_text(m.content) for m in body.messages[:-1] if m.role == "assistant"]
+    if not questions or not replies:
+        return ask
+    runner = agent_service().require_runner()
+    thread_id = await find_continued_thread(runner.graph, ask.user_id, questions, replies[-1])
+    if thread_id is None:
+        return ask
+    g.conversation_id = thread_id
+    return replace(ask, thread_id=thread_id, is_new_thread=False)
 
 
 def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
@@ -135,17 +165,19 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
 def last_user_text(body: ChatCompletionRequest) -> str:
     """Return the text of the last user message (its text parts joined), or raise 400."""
     for message in reversed(body.messages):
-        if message.role != "user":
-            continue
-        if isinstance(message.content, str):
-            return message.content
-        parts = message.content or []
-        return "\n".join(
-            part["text"]
-            for part in parts
-            if part.get("type") == "text" and isinstance(part.get("text"), str)
-        )
+        if message.role == "user":
+            return _text(message.content)
     raise bad_request("QUESTION_REQUIRED", "the messages contain no user message")
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        part["text"]
+        for part in content or []
+        if part.get("type") == "text" and isinstance(part.get("text"), str)
+    )
 
 
 async def completion_chunks(
@@ -167,6 +199,8 @@ async def completion_chunks(
             elif isinstance(event, RunFinished):
                 yield chunk_event(completion, {"content": answer_markdown(event.result)})
                 yield chunk_event(completion, {}, finish_reason="stop")
+                if completion.include_usage:
+                    yield usage_chunk_event(completion, event.result.usage)
             elif isinstance(event, RunFailed):
                 yield data_event(openai_error_body(event.error))
         yield DONE_EVENT

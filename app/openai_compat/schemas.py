@@ -31,6 +31,20 @@ class ChatCompletionRequest(_Open):
     metadata: dict[str, Any] | None = Field(
         default=None, description="`conversation_id` continues that conversation."
     )
+    stream_options: dict[str, Any] | None = Field(
+        default=None,
+        description="`include_usage: true` adds a last chunk with empty `choices` and `usage`.",
+    )
+    n: int | None = Field(default=None, description="Only 1: the agent gives one answer.")
+    tools: list[dict[str, Any]] | None = Field(
+        default=None, description="Refused when not empty: the agent has tools of its own."
+    )
+    tool_choice: str | dict[str, Any] | None = Field(
+        default=None, description="Only `none` or `auto` (client-defined tools are refused)."
+    )
+    response_format: dict[str, Any] | None = Field(
+        default=None, description="Only `{\"type\": \"text\"}`: the answer is Markdown text."
+    )
 
 
 class Model(_Open):
@@ -65,6 +79,14 @@ class Choice(_Open):
     finish_reason: str
 
 
+class Usage(_Open):
+    """Tokens of every model call of the run (sub-agents' included); 0 when unreported."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
 class ChatCompletion(_Open):
     """A whole answer (`stream: false`); with `stream: true`, chunk events and `[DONE]`."""
 
@@ -73,6 +95,7 @@ class ChatCompletion(_Open):
     created: int
     model: str
     choices: list[Choice]
+    usage: Usage
     conversation_id: str = Field(description="Send it back to continue the conversation.")
     openapi_event_stream_alternative: ClassVar[bool] = True
 
