@@ -121,7 +121,9 @@ class StreamEventData(OpenModel):
     started: thread_id, conversation_id, user_id, timestamp. progress: node, display_name,
     icon, thread_id, step, timestamp, and tool_name/tool_names for `tools`. token: content.
     completed: the final data. interrupt: the final data with status awaiting_approval,
-    kind, interrupt_id, sql, tables, message (SQL approval). error: the error data.
+    kind sql_approval, interrupt_id, sql, tables, message (SQL approval), or status
+    awaiting_clarification, kind clarification, interrupt_id, question, options, message
+    (a clarifying question). error: the error data.
     end: thread_id.
     With `stream_tools`: tool_call (tool_call_id, tool_name, args, sql for run_sql/check_sql,
     step, thread_id, timestamp) and tool_result (tool_call_id, tool_name, status, row_count,
@@ -152,10 +154,16 @@ class StreamEventData(OpenModel):
     tool_call_id: str | None = Field(default=None, description="tool_call and tool_result.")
     args: dict[str, Any] | None = Field(default=None, description="tool_call: the arguments.")
     sql: str | None = Field(default=None, description="tool_call of run_sql/check_sql.")
-    status: Literal["ok", "refused", "error", "awaiting_approval"] | None = Field(
+    status: (
+        Literal["ok", "refused", "error", "awaiting_approval", "awaiting_clarification"] | None
+    ) = Field(
         default=None,
         description="tool_result: ok, refused (the SQL guard said no) or error; interrupt: "
-        "awaiting_approval.",
+        "awaiting_approval or awaiting_clarification.",
+    )
+    question: str | None = Field(default=None, description="interrupt: the clarifying question.")
+    options: list[str] | None = Field(
+        default=None, description="interrupt: suggested answers to the clarifying question."
     )
     row_count: int | None = Field(default=None, description="tool_result: rows in all.")
     columns: list[str] | None = None

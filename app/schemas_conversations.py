@@ -123,7 +123,9 @@ class ThreadStatus(OpenModel):
     thread_id: str
     conversation_id: str
     user_id: str
-    status: Literal["running", "completed", "interrupted", "awaiting_approval"]
+    status: Literal[
+        "running", "completed", "interrupted", "awaiting_approval", "awaiting_clarification"
+    ]
     node: str = Field(description="The step: next to run, stopped before, or `__end__`.")
     name: str = Field(description="The step's display name (the same as display_name).")
     display_name: str
@@ -133,7 +135,8 @@ class ThreadStatus(OpenModel):
     updated_at: str | None = None
     approval: dict[str, Any] | None = Field(
         default=None,
-        description="With awaiting_approval: the pending SQL, its tables and interrupt_id.",
+        description="With awaiting_approval: the pending SQL, its tables and interrupt_id; "
+        "with awaiting_clarification: the question, its options and interrupt_id.",
     )
     subagents: list[SubagentStatus] | None = Field(
         default=None, description="While a delegate call runs: each of its sub-agents."

@@ -41,8 +41,11 @@ def accept(payload: dict[str, Any]) -> AskRequest:
         ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
     authorize_user(ask.user_id)
-    if app_settings().sql_approval == "always":
+    settings = app_settings()
+    if settings.sql_approval == "always":
         ask = replace(ask, approve_sql=True)
+    # CLARIFY=off never pauses to ask; with on, a request may still say clarify: false.
+    ask = replace(ask, clarify=settings.clarify == "on" and ask.clarify is not False)
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     return ask

@@ -46,9 +46,14 @@ def validate_resume_request(
         raise _resume_invalid("resume.sql: the edited SQL is required with action edit")
     if decision.action != "edit" and decision.sql is not None:
         raise _resume_invalid("resume.sql: SQL is given only with action edit")
+    text = (decision.text or "").strip()
+    if decision.action == "answer" and not text:
+        raise _resume_invalid("resume.text: the answer is required with action answer")
+    if decision.action != "answer" and decision.text is not None:
+        raise _resume_invalid("resume.text: text is given only with action answer")
     thread_id, conversation_id_ignored = choose_thread_id(body.thread_id, body.conversation_id)
     if thread_id is None:
-        raise _resume_invalid("thread_id: resume needs the conversation that waits for approval")
+        raise _resume_invalid("thread_id: resume needs the conversation that waits")
     user_id = (body.user_id or "").strip() or None
     if user_id is not None:
         check_user_id(user_id)
@@ -64,9 +69,13 @@ def validate_resume_request(
         stream_tokens=body.stream_tokens,
         stream_tools=body.stream_tools,
         conversation_id_ignored=conversation_id_ignored,
-        approve_sql=True,
+        # An approval's resume keeps asking for approval; an answer's keeps the request's.
+        approve_sql=decision.action != "answer" or body.approve_sql,
         on_busy=body.on_busy,
-        resume=ApprovalDecision(decision.interrupt_id, decision.action, sql or None, comment),
+        resume=ApprovalDecision(
+            decision.interrupt_id, decision.action, sql or None, comment, text or None
+        ),
+        clarify=body.clarify,
     )
 
 

@@ -76,7 +76,13 @@ class AskBody(BaseModel):
     resume: ResumeDecisionBody | None = Field(
         default=None,
         description="Instead of `question`, with the thread_id of a conversation waiting for "
-        "approval: the person's decision. The run goes on and streams like any run.",
+        "approval or an answer: the person's decision or answer. The run goes on and "
+        "streams like any run.",
+    )
+    clarify: StrictBool | None = Field(
+        default=None,
+        description="Whether the agent may pause to ask a clarifying question (ask_user); "
+        "default: the CLARIFY setting. false: it states its assumption instead.",
     )
 
 
@@ -98,6 +104,8 @@ class AskRequest:
     on_busy: OnBusy = "reject"
     """What to do when the thread is answering another question."""
     resume: ApprovalDecision | None = None
+    clarify: bool | None = None
+    """Whether the run may pause to ask back; None until accept applies CLARIFY."""
     """The decision a resume request carries (its question is then empty)."""
 
 
@@ -154,6 +162,7 @@ def validate_ask_request(
         conversation_id_ignored=conversation_id_ignored,
         approve_sql=body.approve_sql,
         on_busy=body.on_busy,
+        clarify=body.clarify,
     )
 
 

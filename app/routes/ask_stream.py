@@ -101,6 +101,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             approve_sql=ask.approve_sql,
             resume=ask.resume,
             on_busy=ask.on_busy,
+            clarify=bool(ask.clarify),
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())

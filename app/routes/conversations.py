@@ -9,7 +9,7 @@ from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
-from app.asking.approval_data import AWAITING_APPROVAL, approval_fields
+from app.asking.approval_data import approval_fields, pause_status
 from app.asking.subagent_status import running_subagents
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.asking.validation import check_user_id
@@ -190,7 +190,7 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     if running:
         status, node = "running", next_nodes[0] if next_nodes else "__start__"
     elif approval is not None:
-        status, node = AWAITING_APPROVAL, next_nodes[0] if next_nodes else "__end__"
+        status, node = pause_status(approval), next_nodes[0] if next_nodes else "__end__"
     else:
         status = "interrupted" if conversation["interrupted"] else "completed"
         node = next_nodes[0] if next_nodes else "__end__"
@@ -209,7 +209,7 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
         data["message_count"] = conversation["message_count"]
         data["updated_at"] = conversation["updated_at"]
     if approval is not None and not running:
-        # The pending SQL and what a resume must name (issue #13).
+        # What the thread waits for (SQL, or a question) and what a resume must name.
         data["approval"] = approval_fields(approval, thread_id, g.lang)
     if running and conversation is not None:
         subagents = await running_subagents(runner, thread_id, conversation["messages"], g.lang)

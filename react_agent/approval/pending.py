@@ -1,4 +1,4 @@
-"""Reading a thread's pending SQL approval, checking a resume against it, closing it."""
+"""A thread's pending pause (SQL approval or clarification): reading, checking, closing it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ from langchain_core.messages import AIMessage, AnyMessage
 from langgraph.types import Interrupt, StateSnapshot
 
 from config import localize
-from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
+from react_agent.approval.decisions import (
+    ACTIONS_BY_KIND,
+    CLARIFICATION_KIND,
+    PAUSE_KINDS,
+    ApprovalDecision,
+)
 from react_agent.approval.node import rejection_message
 from react_agent.errors import ServiceError
 from react_agent.graph.messages import stamped, unanswered_tool_results
@@ -22,20 +27,21 @@ SUPERSEDED_COMMENT = "the person asked a new question instead of deciding"
 
 
 def describe_interrupt(interrupts: Sequence[Interrupt]) -> dict[str, Any] | None:
-    """Return the first SQL approval among `interrupts` as clients see it, or None.
+    """Return the first pause among `interrupts` as clients see it, or None.
 
-    The result holds `interrupt_id` (what a resume names), `kind`, `sql`, `tables`,
-    `tool_call_id` and, after a refused edit, `refused_edit` with the SQL and the reason.
+    The result holds `interrupt_id` (what a resume names), `kind` and `tool_call_id`; an
+    SQL approval adds `sql`, `tables` and, after a refused edit, `refused_edit` with the
+    SQL and the reason; a clarification adds `question` and `options`.
     """
     for item in interrupts:
         value = item.value
-        if isinstance(value, dict) and value.get("kind") == SQL_APPROVAL_KIND:
+        if isinstance(value, dict) and value.get("kind") in PAUSE_KINDS:
             return {"interrupt_id": item.id, **value}
     return None
 
 
 def pending_approval(snapshot: StateSnapshot) -> dict[str, Any] | None:
-    """Return the SQL approval a thread waits for (see describe_interrupt), or None."""
+    """Return the pause a thread waits for (see describe_interrupt), or None."""
     return describe_interrupt(snapshot.interrupts)
 
 
@@ -44,7 +50,8 @@ def check_resume(snapshot: StateSnapshot, decision: ApprovalDecision, thread_id:
 
     Raises:
         ServiceError: 409 NOT_AWAITING_APPROVAL when nothing waits; 409 STALE_INTERRUPT
-            when another (newer) interrupt waits, whose id the error carries.
+            when another (newer) interrupt waits, whose id the error carries; 400
+            RESUME_INVALID when the action does not answer that kind of pause.
 
     """
     pending = pending_approval(snapshot)
@@ -66,13 +73,20 @@ def check_resume(snapshot: StateSnapshot, decision: ApprovalDecision, thread_id:
             thread_id=thread_id,
             interrupt_id=pending["interrupt_id"],
         )
+    if decision.kind != pending["kind"]:  # e.g. an answer to waiting SQL
+        allowed = ", ".join(ACTIONS_BY_KIND[pending["kind"]])
+        reason = f"resume.action: {pending['kind']} is answered with {allowed}"
+        raise ServiceError(400, "RESUME_INVALID", reason, can_retry=False, reason=reason)
 
 
-def close_pending_approval(messages: Sequence[AnyMessage], lang: str | None) -> list[AnyMessage]:
-    """Return messages that close a turn left waiting for approval, for a new question.
+def close_pending_approval(
+    messages: Sequence[AnyMessage], lang: str | None, kind: str | None = None
+) -> list[AnyMessage]:
+    """Return messages that close a turn left paused, for a new question.
 
-    The queries waiting are rejected (the model reads why), other calls get a "not run"
-    result, and an answer says the SQL was not approved.
+    The queries waiting are rejected (the model reads why), other calls (a clarifying
+    question too) get a "not run" result, and an answer says the SQL was not approved or
+    the question was not answered.
     """
     last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
     if last is None:
@@ -86,6 +100,13 @@ def close_pending_approval(messages: Sequence[AnyMessage], lang: str | None) -> 
     closing = [
         *rejected,
         *unanswered_tool_results([*messages, *rejected], "Not run: a new question came first."),
-        AIMessage(localize("APPROVAL_SUPERSEDED_ANSWER", lang)),
+        AIMessage(
+            localize(
+                "CLARIFICATION_SUPERSEDED_ANSWER"
+                if kind == CLARIFICATION_KIND
+                else "APPROVAL_SUPERSEDED_ANSWER",
+                lang,
+            )
+        ),
     ]
     return [stamped(message) for message in closing]

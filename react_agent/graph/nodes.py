@@ -22,7 +22,7 @@ from react_agent.graph.messages import (
     visible_messages,
 )
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
-from react_agent.graph.prompts import SYSTEM_PROMPT
+from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
 from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever
@@ -33,6 +33,15 @@ logger = logging.getLogger(__name__)
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
+
+
+CLARIFY_FLAG = "clarify"
+"""Key in the run's configurable: whether the run may pause to ask the person (ask_user)."""
+
+
+def clarify_requested(config: RunnableConfig | None) -> bool:
+    """Whether the run may pause to ask the person a clarifying question."""
+    return bool((config or {}).get("configurable", {}).get(CLARIFY_FLAG))
 
 
 class RetrievalReporter(Protocol):
@@ -79,6 +88,7 @@ class AgentNodes:
         retriever: The memory's examples, put in the prompt once per question (None: off).
         history: Turn blocks and what of them the model sees; None keeps no blocks.
         report_retrieval: Shows each retrieval in the run's events; None shows none.
+        clarify: Whether the model has ask_user (a run may still turn asking off).
 
     """
 
@@ -93,6 +103,7 @@ class AgentNodes:
     retriever: ExampleRetriever | None = None
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
+    clarify: bool = False
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -127,6 +138,8 @@ class AgentNodes:
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
         if self.history:  # the index of earlier turns (blocks mode)
             prompt += self.history.prompt_section(state)
+        asks = self.clarify and clarify_requested(config)
+        prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
         return {"messages": [stamped(response)], **examples}
 

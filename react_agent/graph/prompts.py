@@ -17,3 +17,11 @@ key figures. {language_hint}
 Tables: {tables}
 Earlier results of this conversation: {results}
 Current time: {now}"""
+
+CLARIFY_RULE = """Ask back when it matters: if the question can be read in ways that give \
+different answers (an ambiguous metric, period, entity or scope) and neither the schema nor \
+the notes above settle it, call ask_user alone with one short question and up to five \
+suggested answers, before running SQL. Never ask what the schema or the notes settle."""
+
+ASSUME_RULE = """If the question can be read in several ways, choose the most likely \
+reading and state that assumption in one sentence of your answer."""

@@ -29,9 +29,9 @@ def graph_input_for(
         # The question goes on: its per-question fields so far count in its result.
         values = {k: v for k, v in snapshot.values.items() if k != "messages"}
         return Command(resume=question.as_resume_value()), ResultTally(history, values)
-    if pending_approval(snapshot) is not None:
-        # A new question on a thread waiting for approval rejects the waiting SQL.
-        closing = close_pending_approval(history, lang)
+    if (pending := pending_approval(snapshot)) is not None:
+        # A new question on a paused thread rejects the waiting SQL, leaves the question.
+        closing = close_pending_approval(history, lang, pending["kind"])
     else:
         closing = close_unfinished_turn(history, lang)
     graph_input = {

@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
-from react_agent.approval.decisions import ApprovalDecision
+from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
 from react_agent.approval.node import APPROVE_SQL_FLAG
 from react_agent.approval.pending import (
     INTERRUPT_UPDATE,
@@ -20,6 +20,7 @@ from react_agent.approval.pending import (
     describe_interrupt,
 )
 from react_agent.errors import ServiceError, classify_exception
+from react_agent.graph.nodes import CLARIFY_FLAG
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
@@ -34,6 +35,7 @@ from react_agent.runs.events import (
 )
 from react_agent.runs.graph_io import answer_token, graph_input_for, tool_names
 from react_agent.runs.run import Run
+from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.thread_locks import Release, ThreadLocks
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_work import TurnWork
@@ -85,11 +87,13 @@ class AgentRunner:
         approve_sql: bool = False,
         resume: ApprovalDecision | None = None,
         on_busy: OnBusy = "reject",
+        clarify: bool = False,
     ) -> Run:
         """Claim the thread and start answering in the background.
 
         With `approve_sql` the run stops before each query for a person's decision; with
-        `resume` (and no question) it goes on from such a stop with the person's decision.
+        `clarify` the model may stop it to ask the person (ask_user); with `resume` (and no
+        question) it goes on from such a stop with the person's decision or answer.
         With `on_busy` enqueue or interrupt, a busy thread does not refuse the question:
         the run starts waiting (its first event is RunWaiting) and answers once it holds
         the thread (after interrupting the running question, for interrupt). A resume
@@ -119,8 +123,9 @@ class AgentRunner:
         if ticket is not None and ticket.waiting:
             self._show_queue_position(run, ticket)
         graph_input = resume if resume is not None else question
+        flags = RunFlags(approve_sql, clarify)
         run.task = asyncio.create_task(
-            self._execute(run, graph_input, stream_tokens, release, approve_sql, on_busy, ticket),
+            self._execute(run, graph_input, stream_tokens, release, flags, on_busy, ticket),
             name=f"run-{thread_id}",
             # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
             context=contextvars.Context(),
@@ -210,11 +215,17 @@ class AgentRunner:
         await self.drain(0)
 
     def config_for(
-        self, thread_id: str, lang: str | None = None, approve_sql: bool = False
+        self, thread_id: str, lang: str | None = None, flags: RunFlags | None = None
     ) -> dict[str, Any]:
-        """Return the graph config of a thread."""
+        """Return the graph config of a thread (with a run's pause flags)."""
+        flags = flags or RunFlags()
         return {
-            "configurable": {"thread_id": thread_id, "lang": lang, APPROVE_SQL_FLAG: approve_sql},
+            "configurable": {
+                "thread_id": thread_id,
+                "lang": lang,
+                APPROVE_SQL_FLAG: flags.approve_sql,
+                CLARIFY_FLAG: flags.clarify,
+            },
             "recursion_limit": self.recursion_limit,
         }
 
@@ -224,7 +235,7 @@ class AgentRunner:
         question: str | ApprovalDecision,
         stream_tokens: bool,
         release: Release | None,
-        approve_sql: bool = False,
+        flags: RunFlags,
         on_busy: OnBusy = "reject",
         ticket: Ticket | None = None,
     ) -> None:
@@ -238,7 +249,7 @@ class AgentRunner:
                 self.active[run.thread_id] = run
             if ticket is not None:
                 await ticket.wait()  # FIFO, after RUNS_MAX_ACTIVE runs of this process
-            final = RunFinished(await self._answer(run, question, stream_tokens, approve_sql))
+            final = RunFinished(await self._answer(run, question, stream_tokens, flags))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
             raise
@@ -267,11 +278,12 @@ class AgentRunner:
                 run.append(final)
 
     async def _answer(
-        self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, approve_sql: bool
+        self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, flags: RunFlags
     ) -> RunResult:
-        # A resumed run asks for approval again: the model's next query waits as well.
-        resuming = isinstance(question, ApprovalDecision)
-        config = self.config_for(run.thread_id, run.lang, approve_sql or resuming)
+        if isinstance(question, ApprovalDecision) and question.kind == SQL_APPROVAL_KIND:
+            # A resumed approval asks again: the model's next query waits as well.
+            flags = replace(flags, approve_sql=True)
+        config = self.config_for(run.thread_id, run.lang, flags)
         path: list[str] = []
         approval: dict[str, Any] | None = None
         # The thread is claimed, so the run has started: say so before any slower step.

@@ -10,6 +10,7 @@ from dataclasses import replace
 from langchain_core.language_models import BaseChatModel
 
 from config import Settings
+from react_agent.approval.clarification import build_ask_user_tool
 from react_agent.approval.node import SqlApproval
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.open import open_database
@@ -165,7 +166,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         ),
     )
     if settings.subagents:
-        # The sub-agents get the SQL tools only, so they cannot delegate again.
+        # The sub-agents get the SQL tools only, so they cannot delegate (nor ask) again.
         tools = [
             *tools,
             build_delegate_tool(
@@ -175,6 +176,10 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
             ),
         ]
         nodes = replace(nodes, model=model.bind_tools(tools))
+    if settings.clarify == "on":
+        # The main agent may pause a question to ask the person (runs say when it may).
+        tools = [*tools, build_ask_user_tool(settings.clarify_max)]
+        nodes = replace(nodes, model=model.bind_tools(tools), clarify=True)
     approval = SqlApproval(service.database.dialect, settings.allowed_tables)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(

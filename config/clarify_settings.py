@@ -1,0 +1,26 @@
+"""Settings of clarifying questions: whether the agent may pause to ask back, how often."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
+
+class ClarifySettings(BaseSettings):
+    """Clarifying questions (ask_user) and suggested questions."""
+
+    clarify: Literal["on", "off"] = Field(
+        default="off",
+        description="on: the agent may pause a question to ask back when it is ambiguous "
+        "(the ask_user tool; the answer resumes it on every surface), unless the request "
+        "says `clarify: false`; off (the default, so clients that cannot answer are never "
+        "left waiting): it never pauses to ask, and states its assumption instead.",
+    )
+    clarify_max: int = Field(
+        default=1,
+        ge=1,
+        le=5,
+        description="Most clarifying questions the agent may ask for one question.",
+    )
