@@ -22,7 +22,7 @@ from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
-from config import resolve_lang
+from config import Settings, resolve_lang
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
 """The Warning header of an answer to a request whose two differing ids named the thread."""
@@ -41,14 +41,21 @@ def accept(payload: dict[str, Any]) -> AskRequest:
         ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
     authorize_user(ask.user_id)
-    settings = app_settings()
-    if settings.sql_approval == "always":
-        ask = replace(ask, approve_sql=True)
-    # CLARIFY=off never pauses to ask; with on, a request may still say clarify: false.
-    ask = replace(ask, clarify=settings.clarify == "on" and ask.clarify is not False)
+    ask = with_service_pauses(ask, app_settings())
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     return ask
+
+
+def with_service_pauses(ask: AskRequest, settings: Settings) -> AskRequest:
+    """Return `ask` with the service's pause settings applied (every surface calls it).
+
+    SQL_APPROVAL=always makes every query wait for a person; CLARIFY=off never pauses to
+    ask back, and with on a request may still say `clarify: false`.
+    """
+    approve_sql = ask.approve_sql or settings.sql_approval == "always"
+    clarify = settings.clarify == "on" and ask.clarify is not False
+    return replace(ask, approve_sql=approve_sql, clarify=clarify)
 
 
 def ask_response_headers(ask: AskRequest) -> dict[str, str]:

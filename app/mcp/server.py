@@ -1,4 +1,4 @@
-"""The MCP server object: ask_data, list_tables and describe_table, with progress per step."""
+"""The MCP server: ask_data, answer_pending, list_tables, describe_table; progress per step."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from app.auth import ApiKey
-from app.mcp.tools import DataTools
+from app.mcp.elicitation import person_asker
+from app.mcp.tools import DataTools, decision_from_tool
+from config import DEFAULT_LANG
 from react_agent.errors import ServiceError
 
 SERVER_NAME = "sql-react-agent"
@@ -18,7 +20,8 @@ API_KEY_SCOPE_KEY = "sql_agent.api_key"
 """Where the HTTP front puts the request's API key in the ASGI scope, for the tools."""
 INSTRUCTIONS = (
     "Answers questions about a SQL database. ask_data asks in natural language and returns "
-    "the answer, the SQL that ran and its first rows; pass conversation_id back to follow up."
+    "the answer, the SQL that ran and its first rows; pass conversation_id back to follow up. "
+    "When it waits for a person (a question, or SQL to approve), answer_pending answers."
 )
 
 
@@ -51,6 +54,40 @@ def build_mcp_server(tools: DataTools) -> MCPServer:
                 user_id,
                 key=request_api_key(ctx),
                 report_step=report_step,
+                ask_person=person_asker(ctx, DEFAULT_LANG),
+            )
+
+    @server.tool()
+    async def answer_pending(
+        conversation_id: str,
+        interrupt_id: str,
+        action: str,
+        ctx: Context,
+        text: str | None = None,
+        sql: str | None = None,
+        comment: str | None = None,
+        user_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Answer what a conversation waits for, and let it go on.
+
+        When ask_data returns a status awaiting_clarification (a question, with options)
+        or awaiting_approval (SQL to approve), call this with its conversation_id and
+        interrupt_id: action answer with `text` (the person's answer), or approve, reject,
+        or edit with `sql`. Returns what ask_data returns.
+        """
+
+        async def report_step(step: int, line: str) -> None:
+            await ctx.report_progress(step, None, line)
+
+        with tool_errors():
+            decision = decision_from_tool(interrupt_id, action, text, sql, comment)
+            return await tools.answer_pending(
+                conversation_id,
+                decision,
+                user_id,
+                key=request_api_key(ctx),
+                report_step=report_step,
+                ask_person=person_asker(ctx, DEFAULT_LANG),
             )
 
     @server.tool()

@@ -1,23 +1,35 @@
-"""What the MCP tools do: ask the agent, list and describe the tables it may read."""
+"""What the MCP tools do: ask the agent (and answer its pauses), list and describe tables.
+
+A run that pauses (a clarifying question, SQL waiting for approval) is put to the person
+through the host when it can ask (MCP elicitation: `ask_person`), and the run goes on with
+the answer; otherwise the pause is the tool's result, and `answer_pending` resumes it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from app.asking.accept import with_service_pauses
+from app.asking.approval_data import approval_fields
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
-from app.asking.validation import validate_ask_request
+from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
 from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.databases.base import SQLDatabase
-from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished
+from react_agent.errors import ServiceError, bad_request
+from react_agent.runs.events import NodeFinished, RunResult
 from react_agent.service import AgentService
 from react_agent.tools.sql_guard import is_table_allowed
 
 StepReporter = Callable[[int, str], Awaitable[None]]
 """Called with each step's number and its line ("⚙️ 执行查询 run_sql") while a run goes."""
+PersonAsker = Callable[[dict[str, Any]], Awaitable[ApprovalDecision | None]]
+"""Puts a pause to the person through the host; None when they declined or cancelled."""
+MAX_PAUSES = 10
+"""Most pauses one tool call puts to the person before it returns the pause instead."""
 
 
 @dataclass
@@ -35,6 +47,7 @@ class DataTools:
         *,
         key: ApiKey | None,
         report_step: StepReporter,
+        ask_person: PersonAsker | None = None,
     ) -> dict[str, Any]:
         """Ask the agent with the ask endpoint's rules; return answer, SQL, rows and usage."""
         payload = {
@@ -42,24 +55,52 @@ class DataTools:
             "conversation_id": conversation_id,
             "user_id": user_id or _default_user(key, conversation_id),
         }
-        ask = validate_ask_request(payload, self.clock)
-        if key is not None and not key.allows(ask.user_id):
-            raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
+        ask = self._authorized(validate_ask_request(payload, self.clock), key)
         service = self.get_service()
-        thread_id = ask.thread_id
         if ask.is_new_thread and service.run_events is not None:
             # Reserved in the shared store, as the ask routes do: unique across processes.
             thread_id = await unique_new_thread_id(
-                self.clock, service.run_events, ask.user_id, thread_id
+                self.clock, service.run_events, ask.user_id, ask.thread_id
             )
-        run = await service.require_runner().start(ask.question, thread_id, lang=ask.lang)
-        try:
-            async for _, event in run.follow(0):
-                if isinstance(event, NodeFinished):
-                    await report_step(event.step, step_line(event, ask.lang).strip())
-            result = await run.outcome()
-        finally:
-            run.cancel()  # a no-op once the run is over; stops it when the caller went away
+            ask = replace(ask, thread_id=thread_id)
+        return await self._answer(ask, None, report_step, ask_person)
+
+    async def answer_pending(
+        self,
+        conversation_id: str,
+        decision: ApprovalDecision,
+        user_id: str | None,
+        *,
+        key: ApiKey | None,
+        report_step: StepReporter,
+        ask_person: PersonAsker | None = None,
+    ) -> dict[str, Any]:
+        """Resume a conversation's pause with the person's decision or answer."""
+        owner = user_id or conversation_id.partition(":")[0]
+        check_thread_owner(conversation_id, owner)
+        payload = {"question": "-", "conversation_id": conversation_id, "user_id": owner}
+        ask = self._authorized(validate_ask_request(payload, self.clock), key)
+        return await self._answer(ask, decision, report_step, ask_person)
+
+    async def _answer(
+        self,
+        ask: AskRequest,
+        resume: ApprovalDecision | None,
+        report_step: StepReporter,
+        ask_person: PersonAsker | None,
+    ) -> dict[str, Any]:
+        """Run the question (or resume), putting each pause to the person while they answer."""
+        result = await self._run(ask, resume, report_step)
+        for _ in range(MAX_PAUSES):
+            if result.approval is None or ask_person is None:
+                break
+            decision = await ask_person(result.approval)
+            if decision is None:
+                break  # declined or cancelled: the pause is the result, answer_pending later
+            result = await self._run(ask, decision, report_step)
+        if result.approval is not None:
+            fields = approval_fields(result.approval, ask.thread_id, ask.lang)
+            return {**fields, "conversation_id": ask.thread_id, "usage": usage_body(result.usage)}
         records = result.records or {}
         return {
             "answer": result.answer,
@@ -67,9 +108,33 @@ class DataTools:
             "columns": records.get("columns", []),
             "rows": (records.get("rows") or [])[:TABLE_ROWS],
             "total_row_count": records.get("total_row_count", 0),
-            "conversation_id": thread_id,
+            "conversation_id": ask.thread_id,
             "usage": usage_body(result.usage),
         }
+
+    async def _run(
+        self, ask: AskRequest, resume: ApprovalDecision | None, report_step: StepReporter
+    ) -> RunResult:
+        run = await self.get_service().require_runner().start(
+            "" if resume else ask.question,
+            ask.thread_id,
+            lang=ask.lang,
+            approve_sql=ask.approve_sql,
+            resume=resume,
+            clarify=bool(ask.clarify),
+        )
+        try:
+            async for _, event in run.follow(0):
+                if isinstance(event, NodeFinished):
+                    await report_step(event.step, step_line(event, ask.lang).strip())
+            return await run.outcome()
+        finally:
+            run.cancel()  # a no-op once the run is over; stops it when the caller went away
+
+    def _authorized(self, ask: AskRequest, key: ApiKey | None) -> AskRequest:
+        if key is not None and not key.allows(ask.user_id):
+            raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
+        return with_service_pauses(ask, self.get_service().settings)
 
     async def list_tables(self) -> list[str]:
         """Return the tables the agent's SQL may read (SQL_ALLOWED_TABLES applies)."""
@@ -112,3 +177,26 @@ def _default_user(key: ApiKey | None, conversation_id: str | None) -> str | None
     if conversation_id or key is None or not key.users:
         return None
     return sorted(key.users)[0]
+
+
+def decision_from_tool(
+    interrupt_id: str, action: str, text: str | None, sql: str | None, comment: str | None
+) -> ApprovalDecision:
+    """Return the decision answer_pending's arguments make, or raise 400 RESUME_INVALID."""
+    if action not in ("approve", "edit", "reject", "answer"):
+        raise _invalid("action must be approve, edit, reject or answer")
+    if action == "answer" and not (text or "").strip():
+        raise _invalid("text: the answer is required with action answer")
+    if action == "edit" and not (sql or "").strip():
+        raise _invalid("sql: the edited SQL is required with action edit")
+    return ApprovalDecision(
+        interrupt_id,
+        action,  # type: ignore[arg-type]
+        sql=(sql or "").strip().rstrip(";").strip() or None if action == "edit" else None,
+        comment=(comment or "").strip() or None,
+        text=(text or "").strip() or None if action == "answer" else None,
+    )
+
+
+def _invalid(reason: str) -> ServiceError:
+    return bad_request("RESUME_INVALID", reason, reason=reason)

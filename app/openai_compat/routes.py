@@ -12,12 +12,13 @@ from quart import Blueprint, Response, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import agent_service, app_settings, thread_id_clock
-from app.asking.accept import with_unique_thread_id
+from app.asking.accept import with_service_pauses, with_unique_thread_id
 from app.asking.bodies import read_json_object
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
 from app.openai_compat.parameters import refuse_unsupported_parameters
+from app.openai_compat.pauses import decision_for_reply, pause_markdown
 from app.openai_compat.replies import (
     DONE_EVENT,
     Completion,
@@ -30,10 +31,12 @@ from app.openai_compat.replies import (
 )
 from app.openai_compat.schemas import ChatCompletion, ChatCompletionRequest, ModelList, OpenAIError
 from app.streaming.sse import SSE_HEADERS, encode_sse_comment
+from react_agent.approval.pending import pending_approval
 from react_agent.conversations.continuation import find_continued_thread
 from react_agent.errors import ServiceError, bad_request
-from react_agent.runs.events import NodeFinished, RunFailed, RunFinished
+from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunResult
 from react_agent.runs.run import Run
+from react_agent.runs.runner import AgentRunner
 
 blueprint = Blueprint("openai_chat", __name__)
 
@@ -80,7 +83,7 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     body = parse_chat_request(await read_json_object(request))
     ask = await with_unique_thread_id(await continued(accept_chat_request(body), body))
     runner = agent_service().require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    run = await start_or_resume(runner, ask)
     g.conversation_id = ask.thread_id
     include_usage = bool((body.stream_options or {}).get("include_usage"))
     completion = Completion(
@@ -98,8 +101,36 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     reasoning = "".join(
         step_line(event, ask.lang) for event in run.events if isinstance(event, NodeFinished)
     )
-    body_out = completion_body(completion, answer_markdown(result), reasoning, result.usage)
-    return body_out, 200, headers
+    content = reply_content(result, ask.lang)
+    return completion_body(completion, content, reasoning, result.usage), 200, headers
+
+
+async def start_or_resume(runner: AgentRunner, ask: AskRequest) -> Run:
+    """Start the question, or resume the pause it answers (a paused run's chat reply).
+
+    On a conversation that waits (a clarifying question, SQL to approve), a message that
+    reads as an answer resumes it; any other message is a new question, which closes it.
+    """
+    resume = None
+    if not ask.is_new_thread:
+        snapshot = await runner.graph.aget_state(runner.config_for(ask.thread_id))
+        if (pause := pending_approval(snapshot)) is not None:
+            resume = decision_for_reply(ask.question, pause)
+    return await runner.start(
+        "" if resume else ask.question,
+        ask.thread_id,
+        lang=ask.lang,
+        approve_sql=ask.approve_sql,
+        resume=resume,
+        clarify=bool(ask.clarify),
+    )
+
+
+def reply_content(result: RunResult, lang: str) -> str:
+    """Return the assistant's message: the answer with its SQL and rows, or the pause."""
+    if result.approval is not None:
+        return pause_markdown(result.approval, lang)
+    return answer_markdown(result)
 
 
 def parse_chat_request(payload: dict[str, Any]) -> ChatCompletionRequest:
@@ -159,7 +190,7 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     authorize_user(ask.user_id)
-    return ask
+    return with_service_pauses(ask, app_settings())
 
 
 def last_user_text(body: ChatCompletionRequest) -> str:
@@ -197,7 +228,8 @@ async def completion_chunks(
                     completion, {"reasoning_content": step_line(event, completion.lang)}
                 )
             elif isinstance(event, RunFinished):
-                yield chunk_event(completion, {"content": answer_markdown(event.result)})
+                content = reply_content(event.result, completion.lang)
+                yield chunk_event(completion, {"content": content})
                 yield chunk_event(completion, {}, finish_reason="stop")
                 if completion.include_usage:
                     yield usage_chunk_event(completion, event.result.usage)

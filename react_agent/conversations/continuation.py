@@ -4,7 +4,8 @@ OpenAI-style clients (the `llm` CLI's `-c`, LangChain's ChatOpenAI) continue a
 conversation by sending its earlier messages again, not an id. The conversation they
 continue is the user's recent thread whose questions are the earlier user messages, in
 order, and whose last answer starts the last assistant message sent back (the answer is
-followed there by its SQL and table). Nothing is stored for it: any worker finds it.
+followed there by its SQL and table) — or which waits at a pause (an SQL approval or a
+clarifying question), whose message was that reply. Nothing is stored: any worker finds it.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ async def find_continued_thread(
         messages = snapshot.values.get("messages", []) if snapshot.values else []
         asked = [_normal(message_text(m)) for m in messages if isinstance(m, HumanMessage)]
         answers = [m for m in messages if isinstance(m, AIMessage) and message_text(m).strip()]
-        if asked != wanted or not answers:
+        if asked != wanted:
             continue
-        if reply.startswith(_normal(message_text(answers[-1]))):
+        if snapshot.interrupts or (
+            answers and reply.startswith(_normal(message_text(answers[-1])))
+        ):
             return thread_id
     return None
 

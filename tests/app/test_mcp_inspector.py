@@ -68,6 +68,7 @@ async def test_inspector_lists_the_tools_and_reads_the_tables(settings, tmp_path
         )
     assert {tool["name"] for tool in listed["tools"]} == {
         "ask_data",
+        "answer_pending",
         "list_tables",
         "describe_table",
     }

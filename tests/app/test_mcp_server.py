@@ -40,7 +40,7 @@ async def test_http_lists_the_three_tools_and_asks_with_progress(service, model)
 
     async with http_session(service.base_url) as session:
         names = {tool.name for tool in (await session.list_tools()).tools}
-        assert names == {"ask_data", "list_tables", "describe_table"}
+        assert names == {"ask_data", "answer_pending", "list_tables", "describe_table"}
         result = structured(
             await session.call_tool(
                 "ask_data",
@@ -113,7 +113,7 @@ async def test_stdio_server_lists_and_calls_tools_with_progress(stub, tmp_path):
             asked = await session.call_tool(
                 "ask_data", {"question": "每个地区的销售额是多少"}, progress_callback=on_progress
             )
-    assert names == {"ask_data", "list_tables", "describe_table"}
+    assert names == {"ask_data", "answer_pending", "list_tables", "describe_table"}
     assert "orders" in json.dumps(tables.structured_content)
     result = structured(asked)
     assert result["sql"] and result["rows"] and result["conversation_id"].startswith("guest:")

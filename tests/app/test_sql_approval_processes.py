@@ -122,3 +122,55 @@ def test_a_second_process_on_the_same_postgres_resumes_and_the_first_sees_it_sta
     rejection = stub.requests[1]["messages"][-1]
     assert rejection["role"] == "tool" and "rejected" in rejection["content"]
     assert "数地区" in rejection["content"]
+
+
+def test_a_clarifying_question_survives_a_restart_and_is_answered_on_a_second_worker(
+    postgres_database: str, tmp_path: Path
+):
+    load_into_postgres(postgres_database)
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+    thread = "zhao:clarify-restart"
+    with OpenAIStub() as stub, httpx.Client(timeout=30) as client:
+        stub.script(
+            Reply(tool_calls=[ToolCall("ask_user", {"question": "哪一年？", "options": ["2024"]})]),
+            Reply(text="按 2024 年统计。"),
+        )
+        env = {
+            "OPENAI_BASE_URL": stub.base_url,
+            "CHECKPOINT_DATABASE_URL": postgres_database,
+            "DATA_DATABASE_URL": postgres_database,
+            "CLARIFY": "on",
+        }
+        with start_service_process(env, tmp_path / "a") as first:
+            paused = client.post(
+                f"{first}{ASK}", json={"question": "销售额是多少", "thread_id": thread}
+            ).json()["data"]
+        assert paused["status"] == "awaiting_clarification" and paused["options"] == ["2024"]
+
+        with (
+            start_service_process(env, tmp_path / "b") as second,
+            start_service_process(env, tmp_path / "c") as third,
+        ):
+            status = client.get(f"{third}/api/v0/react/status/{thread}").json()["data"]
+            answered = client.post(
+                f"{second}{ASK}",
+                json={
+                    "thread_id": thread,
+                    "resume": {
+                        "interrupt_id": paused["interrupt_id"],
+                        "action": "answer",
+                        "text": "2024",
+                    },
+                },
+            ).json()["data"]
+
+    assert status["status"] == "awaiting_clarification"
+    assert status["approval"]["interrupt_id"] == paused["interrupt_id"]
+    assert answered["response"] == "按 2024 年统计。"
+    tool_message = stub.requests[-1]["messages"][-1]
+    assert tool_message == {
+        "role": "tool",
+        "content": "The person answered: 2024",
+        "tool_call_id": tool_message["tool_call_id"],
+    }
