@@ -30,6 +30,7 @@ from app.routes import (
     health,
     page,
     runs,
+    suggestions,
     training_data,
 )
 from app.streaming.runs import StreamRuns
@@ -98,6 +99,7 @@ def create_app(
         DataTools(lambda: agent_service_of(app), thread_id_clock_of(app))
     )
     app.register_blueprint(runs.blueprint)
+    app.register_blueprint(suggestions.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

@@ -95,6 +95,7 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "path": "/api/v0/react/runs/0123456789abcdef0123456789abcdef/cancel",
         "json": {"user_id": user},
     },
+    ("GET", "/api/v0/suggestions"): None,
 }
 OPEN_ROUTES = {("GET", "/health")}
 ADMIN_ROUTES = {

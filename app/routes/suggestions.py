@@ -1,0 +1,84 @@
+"""Suggested questions: starters for the empty page, follow-ups after an answer."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from quart import Blueprint
+from quart_schema import document_response, validate_querystring
+
+from app.app_state import agent_service, app_settings
+from app.envelope import success_envelope
+from app.errors import request_lang
+from app.openapi import document_errors
+from app.schemas import OpenModel
+from react_agent.memory.suggestions import suggest_questions
+from react_agent.tools.sql_guard import is_table_allowed
+
+blueprint = Blueprint("suggestions", __name__)
+
+MAX_SUGGESTIONS = 20
+MAX_AFTER_CHARS = 2000
+
+
+class SuggestionsQuery(BaseModel):
+    """What to suggest for."""
+
+    after: str | None = Field(
+        default=None,
+        max_length=MAX_AFTER_CHARS,
+        description="The last question asked: follow-ups nearest it (never it again).",
+    )
+    limit: int = Field(default=6, ge=1, le=MAX_SUGGESTIONS, description="How many at most.")
+    lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
+
+
+class Suggestion(OpenModel):
+    """One suggested question and where it came from (memory: a stored example; sample)."""
+
+    question: str
+    source: str
+
+
+class Suggestions(OpenModel):
+    """The suggested questions, best first."""
+
+    suggestions: list[Suggestion]
+
+
+class SuggestionsEnvelope(OpenModel):
+    """The suggestions in the envelope."""
+
+    code: int
+    success: bool
+    message: str
+    data: Suggestions
+
+
+@blueprint.get("/api/v0/suggestions")
+@validate_querystring(SuggestionsQuery)
+@document_response(SuggestionsEnvelope, 200)
+@document_errors(400, 401, 503)
+async def suggestions(query_args: SuggestionsQuery) -> dict:
+    """Suggest questions about what the caller may read, with no model call.
+
+    From the stored examples' questions (nearest `after` for follow-ups), keeping those
+    whose SQL reads only readable tables, then the embedded sample's starters.
+    """
+    lang = request_lang()
+    service = agent_service()
+    settings = app_settings()
+    dialect = service.database.dialect if service.database is not None else "sqlite"
+
+    def readable(table: str) -> bool:
+        return is_table_allowed(table, dialect, settings.allowed_tables)
+
+    found = await suggest_questions(
+        service.memory if settings.memory else None,
+        dialect=dialect,
+        lang=lang,
+        limit=query_args.limit,
+        after=query_args.after,
+        readable=readable,
+        sample=settings.data_database_url is None,
+    )
+    return success_envelope({"suggestions": found}, lang)
