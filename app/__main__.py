@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 
+from app.binding import AddressUnavailable
 from app.serving import hypercorn_config, run_event_loop, serve_forever
 from app.workers import refusal_for_workers, serve_workers
 from config import Settings
@@ -34,11 +35,15 @@ def main(argv: list[str] | None = None) -> int:
     if refusal is not None:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    if settings.workers <= 1:
-        run_event_loop(serve_forever(settings))
-        return 0
-    logging.basicConfig(level=settings.log_level.upper())
-    return serve_workers(settings, hypercorn_config(settings))
+    try:
+        if settings.workers <= 1:
+            run_event_loop(serve_forever(settings))
+            return 0
+        logging.basicConfig(level=settings.log_level.upper())
+        return serve_workers(settings, hypercorn_config(settings))
+    except AddressUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
