@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackHandler
+from langchain_core.callbacks import BaseCallbackHandler
 
 from react_agent.errors import classify_exception
 from react_agent.timestamps import now_timestamp
@@ -32,7 +32,7 @@ class ModelCallOutcome:
     error: str | None = None
 
 
-class ModelCallOutcomes(AsyncCallbackHandler):
+class ModelCallOutcomes(BaseCallbackHandler):
     """A callback on the chat model that keeps the outcome of its last finished call.
 
     Recorded from the calls that answer questions, so knowing costs no call of its own
@@ -40,18 +40,30 @@ class ModelCallOutcomes(AsyncCallbackHandler):
     about the server and is not recorded.
     """
 
+    run_inline = True
+    """Called right where the event happens: no thread, no task (it only stores a result)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.last: ModelCallOutcome | None = None
         self.calls = 0
         self.failures = 0
 
-    async def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+    @property
+    def ignore_chat_model(self) -> bool:
+        """Skip the start of each call (only its end matters here).
+
+        Without this, langchain renders the prompt as text for `on_llm_start`: CPU spent
+        on every model call for nothing.
+        """
+        return True
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Record a call that returned an answer."""
         self.calls += 1
         self.last = ModelCallOutcome(True, True, now_timestamp(), time.monotonic())
 
-    async def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Record a call that failed, classified as the error a client would see."""
         if isinstance(error, asyncio.CancelledError):
             return

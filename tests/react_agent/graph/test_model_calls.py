@@ -17,7 +17,7 @@ def status_error(status: int) -> openai.APIStatusError:
     return openai.APIStatusError("no", response=response, body=None)
 
 
-async def test_nothing_is_known_before_the_first_call():
+def test_nothing_is_known_before_the_first_call():
     assert ModelCallOutcomes().report() == {
         "ok": None,
         "last_call": None,
@@ -26,31 +26,31 @@ async def test_nothing_is_known_before_the_first_call():
     }
 
 
-async def test_an_unreachable_server_then_an_answer_is_reachable_again():
+def test_an_unreachable_server_then_an_answer_is_reachable_again():
     outcomes = ModelCallOutcomes()
-    await outcomes.on_llm_error(openai.APIConnectionError(request=REQUEST))
+    outcomes.on_llm_error(openai.APIConnectionError(request=REQUEST))
     report = outcomes.report()
     assert report["ok"] is False and report["last_call"]["error_type"] == "LLM_UNAVAILABLE"
-    await outcomes.on_llm_end(response=None)
+    outcomes.on_llm_end(response=None)
     report = outcomes.report()
     assert report["ok"] is True and report["last_call"]["ok"] is True
     assert report["calls"] == 2 and report["failures"] == 1
     assert "error_type" not in report["last_call"]
 
 
-async def test_a_refused_call_is_a_failure_of_a_reachable_server():
+def test_a_refused_call_is_a_failure_of_a_reachable_server():
     outcomes = ModelCallOutcomes()
-    await outcomes.on_llm_error(status_error(400))
+    outcomes.on_llm_error(status_error(400))
     assert outcomes.report()["ok"] is True
     assert outcomes.report()["last_call"]["error_type"] == "LLM_BAD_REQUEST"
-    await outcomes.on_llm_error(status_error(502))
+    outcomes.on_llm_error(status_error(502))
     assert outcomes.report()["ok"] is False
 
 
-async def test_a_cancelled_call_or_a_bug_of_ours_says_nothing_about_the_server():
+def test_a_cancelled_call_or_a_bug_of_ours_says_nothing_about_the_server():
     outcomes = ModelCallOutcomes()
-    await outcomes.on_llm_end(response=None)
-    await outcomes.on_llm_error(asyncio.CancelledError())
-    await outcomes.on_llm_error(KeyError("ours"))
+    outcomes.on_llm_end(response=None)
+    outcomes.on_llm_error(asyncio.CancelledError())
+    outcomes.on_llm_error(KeyError("ours"))
     report = outcomes.report()
     assert report["ok"] is True and report["calls"] == 1 and report["failures"] == 0
