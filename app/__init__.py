@@ -29,6 +29,7 @@ from app.routes import (
     feedback,
     health,
     page,
+    ready,
     runs,
     suggestions,
     training_data,
@@ -90,6 +91,7 @@ def create_app(
     app.register_blueprint(conversations.blueprint)
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
+    app.register_blueprint(ready.blueprint)
     app.register_blueprint(page.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)

@@ -6,9 +6,11 @@ import argparse
 import logging
 import sys
 
+from app.binding import AddressUnavailable
 from app.serving import hypercorn_config, run_event_loop, serve_forever
 from app.workers import refusal_for_workers, serve_workers
 from config import Settings
+from config.effective_settings import effective_settings_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,19 +19,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, help="processes serving HOST:PORT (default: WORKERS, or 1)"
     )
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the settings in effect (secrets masked) and exit",
+    )
     args = parser.parse_args(argv)
     settings = Settings()
     if args.workers is not None:
         settings = settings.model_copy(update={"workers": args.workers})
+    if args.print_config:
+        print("\n".join(effective_settings_lines(settings)))
+        return 0
     refusal = refusal_for_workers(settings)
     if refusal is not None:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    if settings.workers <= 1:
-        run_event_loop(serve_forever(settings))
-        return 0
-    logging.basicConfig(level=settings.log_level.upper())
-    return serve_workers(settings, hypercorn_config(settings))
+    try:
+        if settings.workers <= 1:
+            run_event_loop(serve_forever(settings))
+            return 0
+        logging.basicConfig(level=settings.log_level.upper())
+        return serve_workers(settings, hypercorn_config(settings))
+    except AddressUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ from app.asking.bodies import optional_json_object
 from config import Settings
 from react_agent.errors import ServiceError
 
-OPEN_PATHS = frozenset({"/", "/health"})
-"""Paths anyone may fetch: the page itself and the health check."""
+OPEN_PATHS = frozenset({"/", "/health", "/ready", "/api/v0/ready"})
+"""Paths anyone may fetch: the page itself, the health check and readiness (for probes)."""
 OPEN_PREFIXES = ("/static/",)
 """The page's own files."""
 API_KEY_QUERY_PARAMETER = "api_key"

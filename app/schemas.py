@@ -203,6 +203,18 @@ class HealthEnvelope(OpenModel):
     )
 
 
+class ReadyEnvelope(OpenModel):
+    """Readiness, part by part; 503 (with the error fields) when a required part is down."""
+
+    code: int
+    success: bool
+    message: str
+    data: dict[str, Any] = Field(
+        description="`ready`, and `parts`: data_database, checkpointer, agent (required), "
+        "memory and model (reported only), each with `ok`, `required` and any `error_type`."
+    )
+
+
 class StreamHeaders(BaseModel):
     """Headers of a stream request."""
 

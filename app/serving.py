@@ -16,6 +16,7 @@ from hypercorn.utils import wrap_app
 from app import create_app
 from app.app_state import agent_service_of
 from app.asgi import ServiceASGI
+from app.binding import bind_sockets
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -81,10 +82,16 @@ async def serve_forever(settings: Settings, sockets: Sockets | None = None) -> N
     Args:
         settings: The settings.
         sockets: Listening sockets bound by a supervisor (with several workers); by
-            default this process binds HOST:PORT itself.
+            default this process binds HOST:PORT itself, before the app starts.
+
+    Raises:
+        AddressUnavailable: HOST:PORT is taken or cannot be used (nothing was started).
 
     """
     config = hypercorn_config(settings)
+    if sockets is None:
+        # Before the app starts: a taken port is then one line, with nothing to unwind.
+        sockets = bind_sockets(settings, config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

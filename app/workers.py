@@ -11,6 +11,7 @@ from typing import Any
 
 from hypercorn.config import Config, Sockets
 
+from app.binding import bind_sockets
 from app.serving import run_event_loop, serve_forever
 from config import Settings
 from react_agent.databases.urls import database_kind
@@ -45,7 +46,7 @@ def serve_workers(settings: Settings, config: Config) -> int:
     (their followers get `error` and `end`). On a signal every worker drains as a single
     process does, and the supervisor returns 0 once they have exited.
     """
-    sockets = config.create_sockets()
+    sockets = bind_sockets(settings, config)
     context = multiprocessing.get_context("spawn")
     stopping = False
 

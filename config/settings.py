@@ -20,25 +20,34 @@ class Settings(ClarifySettings, BaseSettings):
 
     # --- LLM (any OpenAI-compatible server) ---
     openai_api_key: SecretStr | None = Field(
-        default=None, description="API key of the OpenAI-compatible server."
+        default=None,
+        description="API key of the OpenAI-compatible server (a secret: never logged or "
+        "reported).",
     )
     openai_base_url: str | None = Field(
         default=None,
-        description="Base URL of the OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1.",
+        description="Base URL of any OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1; "
+        "unset: OpenAI's.",
     )
     llm_model: str = Field(default="gpt-4o-mini", description="Chat model name.")
-    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_temperature: float = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the chat model."
+    )
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds per model call.")
-    llm_max_retries: int = Field(default=2, ge=0, le=10)
+    llm_max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of a failed model call."
+    )
 
     # --- Databases ---
     data_database_url: str | None = Field(
         default=None,
-        description="Database the questions are about; default: the embedded sample.",
+        description="Database the questions are about: sqlite:///relative.db, "
+        "sqlite:////absolute.db or postgresql://…; default: the embedded sample.",
     )
     checkpoint_database_url: str | None = Field(
         default=None,
-        description="Where conversations are kept: sqlite:///…, postgresql://… or memory.",
+        description="Where conversations are kept: sqlite:///…, postgresql://… or memory; "
+        "default: sqlite:///$DATA_DIR/checkpoints.db.",
     )
     data_dir: Path = Field(default=Path("data"), description="Directory for local state.")
     checkpoint_durability: Literal["sync", "async", "exit"] = Field(
@@ -79,12 +88,21 @@ class Settings(ClarifySettings, BaseSettings):
     )
 
     # --- Agent ---
-    recursion_limit: int = Field(default=40, ge=8, le=500)
+    recursion_limit: int = Field(
+        default=40,
+        ge=8,
+        le=500,
+        description="LangGraph steps per question; near it the agent answers that it ran out "
+        "of steps.",
+    )
     trim_max_turns: int = Field(
         default=10, ge=1, description="Most recent question/answer turns the model sees."
     )
     trim_max_tokens: int = Field(
-        default=12000, ge=500, description="Approximate token budget of the model's context."
+        default=12000,
+        ge=500,
+        description="Approximate token budget of what the model sees (whole turns are "
+        "dropped, oldest first).",
     )
     # --- Agent: conversation history (turn blocks) ---
     history_mode: Literal["blocks", "window"] = Field(
@@ -99,7 +117,12 @@ class Settings(ClarifySettings, BaseSettings):
         description="Most earlier turns listed in the prompt in blocks mode (newest first); "
         "list_history pages through the rest.",
     )
-    sql_row_limit: int = Field(default=1000, ge=1, description="Rows returned per query.")
+    sql_row_limit: int = Field(
+        default=1000,
+        ge=1,
+        description="Rows returned per query (beyond it, is_limited and the true "
+        "total_row_count).",
+    )
     sql_preview_rows: int = Field(
         default=20, ge=1, description="Rows of a result shown to the model."
     )
@@ -122,7 +145,9 @@ class Settings(ClarifySettings, BaseSettings):
         description="always: every query waits for a person to approve, edit or reject it "
         "(issue #13); never: only requests with approve_sql=true wait.",
     )
-    run_timeout: float = Field(default=300.0, gt=0, description="Seconds per question.")
+    run_timeout: float = Field(
+        default=300.0, gt=0, description="Seconds a whole question may take (then 504)."
+    )
     stream_heartbeat: float = Field(
         default=15.0, gt=0, description="Seconds between `: ping` comments on an idle stream."
     )
@@ -202,9 +227,15 @@ class Settings(ClarifySettings, BaseSettings):
         description="Processes serving HOST:PORT (`python -m app --workers N` overrides it); "
         "more than one needs CHECKPOINT_DATABASE_URL on PostgreSQL.",
     )
-    host: str = "127.0.0.1"
-    port: int = Field(default=8084, ge=0, le=65535)
-    log_level: str = "INFO"
+    host: str = Field(
+        default="127.0.0.1",
+        description="Address `python -m app` listens on; 0.0.0.0 for a load balancer on "
+        "another machine.",
+    )
+    port: int = Field(
+        default=8084, ge=0, le=65535, description="Port `python -m app` listens on."
+    )
+    log_level: str = Field(default="INFO", description="Logging level (DEBUG, INFO, WARNING…).")
     body_timeout: float = Field(
         default=60.0,
         gt=0,

@@ -1,4 +1,4 @@
-"""The API's timestamp format, shared by messages, events and responses."""
+"""The service's two timestamp formats: the API's ISO time, and the memory's stored time."""
 
 from __future__ import annotations
 
@@ -18,3 +18,12 @@ def local_timestamp(moment: str | datetime | None) -> str | None:
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone().replace(tzinfo=None)
     return parsed.isoformat(timespec="milliseconds")
+
+
+def storage_timestamp() -> str:
+    """Return local time as the memory stores it, `YYYY-MM-DD HH:MM:SS` (sorts as text).
+
+    The ratings and examples keep the replaced service's format: their `create_time` and
+    `update_time` are answered as stored, and its clients read them that way.
+    """
+    return datetime.now().strftime("%Y-%m-%d %H:%M:%S")

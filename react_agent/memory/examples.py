@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_agent.memory.database import MemoryDatabase
-from react_agent.memory.timestamps import storage_timestamp
+from react_agent.timestamps import storage_timestamp
 
 SQL = "sql"
 ERROR_SQL = "error_sql"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_agent.memory.database import MemoryDatabase
-from react_agent.memory.timestamps import storage_timestamp
+from react_agent.timestamps import storage_timestamp
 
 SORT_COLUMNS = frozenset(
     {

@@ -150,8 +150,10 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
         tools += build_memory_tools(retriever)
+    # Every model call's outcome is recorded for /ready: its last-known reachability.
+    observed = {"callbacks": [service.model_calls]}
     nodes = AgentNodes(
-        model=model.bind_tools(tools),
+        model=model.bind_tools(tools).with_config(observed),
         dialect=service.database.dialect,
         tables=service.tables,
         max_turns=settings.trim_max_turns,
@@ -175,11 +177,11 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
                 recursion_limit=settings.subagent_recursion_limit,
             ),
         ]
-        nodes = replace(nodes, model=model.bind_tools(tools))
+        nodes = replace(nodes, model=model.bind_tools(tools).with_config(observed))
     if settings.clarify == "on":
         # The main agent may pause a question to ask the person (runs say when it may).
         tools = [*tools, build_ask_user_tool(settings.clarify_max)]
-        nodes = replace(nodes, model=model.bind_tools(tools), clarify=True)
+        nodes = replace(nodes, model=model.bind_tools(tools).with_config(observed), clarify=True)
     approval = SqlApproval(service.database.dialect, settings.allowed_tables)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(

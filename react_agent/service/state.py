@@ -12,6 +12,7 @@ from config import Settings
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
+from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
 from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
@@ -34,6 +35,8 @@ class AgentService:
     """Why `memory` is None (the agent answers without examples then)."""
     run_events: RunEventStore | None = None
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    model_calls: ModelCallOutcomes = field(default_factory=ModelCallOutcomes)
+    """The outcome of the model's last call, for /ready (recorded by a callback, no call)."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

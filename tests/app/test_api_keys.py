@@ -52,6 +52,8 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     },
     ("GET", "/v1/models"): None,
     ("GET", "/health"): None,
+    ("GET", "/ready"): None,
+    ("GET", "/api/v0/ready"): None,
     ("POST", "/api/chat"): ask_body,
     ("GET", "/api/v0/ask_react_agent_stream_sync"): lambda user: {
         "params": {"question": "q", "user_id": user}
@@ -97,7 +99,7 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     },
     ("GET", "/api/v0/suggestions"): None,
 }
-OPEN_ROUTES = {("GET", "/health")}
+OPEN_ROUTES = {("GET", "/health"), ("GET", "/ready"), ("GET", "/api/v0/ready")}
 ADMIN_ROUTES = {
     ("GET", "/api/v0/qa_feedback/stats"),
     ("POST", "/api/v0/qa_feedback/add_to_training"),
@@ -187,8 +189,8 @@ async def test_a_key_bound_to_another_user_is_403_on_every_route_naming_a_user(k
     assert (await send(keyed, route, "bob", bearer(OPEN_KEY))).status_code != 403
 
 
-async def test_the_page_its_files_and_health_need_no_key(keyed):
-    for path in ("/", "/static/app.js", "/health"):
+async def test_the_page_its_files_health_and_readiness_need_no_key(keyed):
+    for path in ("/", "/static/app.js", "/health", "/ready", "/api/v0/ready"):
         assert (await keyed.http.get(path)).status_code == 200, path
     assert (await keyed.http.get("/openapi.json")).status_code == 401
 
