@@ -8,8 +8,10 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from config.quality_settings import QualitySettings
 
-class Settings(BaseSettings):
+
+class Settings(QualitySettings, BaseSettings):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(
