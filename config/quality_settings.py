@@ -17,10 +17,9 @@ class QualitySettings(BaseSettings):
         "(not served until an admin sets verified through training_data/update; its SQL is "
         "run once and the result kept for the review) or verified (served at once, as before).",
     )
-    answer_check: Literal["off", "on", "repair"] = Field(
+    answer_check: Literal["off", "on"] = Field(
         default="on",
         description="Match every number, date and named value of the final answer against "
         "the cells of the results the run read, and add answer_check to the final data "
-        "(rules, no model call); repair also sends the model one repair turn when something "
-        "is unsupported; off adds nothing.",
+        "(rules, no model call); off adds nothing.",
     )

@@ -12,6 +12,7 @@ from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
+from react_agent.results.answer_check import unsupported_note
 from react_agent.runs.events import NodeFinished
 from react_agent.service import AgentService
 from react_agent.tools.sql_guard import is_table_allowed
@@ -61,7 +62,7 @@ class DataTools:
         finally:
             run.cancel()  # a no-op once the run is over; stops it when the caller went away
         records = result.records or {}
-        return {
+        reply = {
             "answer": result.answer,
             "sql": result.sql,
             "columns": records.get("columns", []),
@@ -69,6 +70,10 @@ class DataTools:
             "total_row_count": records.get("total_row_count", 0),
             "conversation_id": thread_id,
         }
+        note = unsupported_note(result.answer_check)
+        if note:
+            reply["note"] = note  # figures of the answer that no row of its results holds
+        return reply
 
     async def list_tables(self) -> list[str]:
         """Return the tables the agent's SQL may read (SQL_ALLOWED_TABLES applies)."""
