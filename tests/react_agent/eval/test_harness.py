@@ -9,8 +9,9 @@ from config import Settings
 from react_agent.eval.cli import main
 from react_agent.eval.golden import SAMPLE_GOLDEN_SET, read_golden_set
 from react_agent.eval.report import write_report
-from react_agent.eval.sessions import evaluate_in_process
+from react_agent.eval.sessions import evaluate_in_process, evaluate_over_http
 from tests.support.golden_model import HANG, GoldenScriptModel
+from tests.support.live_server import running_service
 
 # The wrong answers the model gives, and the reason the report must give for each.
 MISTAKES = {
@@ -95,3 +96,36 @@ def test_compare_lists_regressions_first_and_fails_on_them(tmp_path: Path, capsy
     assert output.index("## Regressions (1)") < output.index("## Fixes (1)")
     assert "- q1: PASSED → WRONG_VALUES" in output
     assert main(["--compare", str(tmp_path / "b.json"), str(tmp_path / "b.json")]) == 0
+
+
+async def test_a_running_service_is_evaluated_over_http(
+    settings: Settings, tmp_path: Path
+):
+    questions = [q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in {
+        "q02-zh", "q16-en", "q06-en", "t01-zh",
+    }]
+    model = GoldenScriptModel(questions=questions, mistakes={"q06-en": MISTAKES["q06-en"][0]})
+    async with running_service(settings, model=model) as service:
+        report = await evaluate_over_http(
+            questions, settings, url=service.base_url, concurrency=2, timeout=20.0
+        )
+    assert report["meta"]["agent"] == service.base_url
+    assert {q["id"]: q["reason"] for q in report["questions"]} == {
+        "q02-zh": "PASSED", "q16-en": "PASSED", "q06-en": "MISSING_ROWS", "t01-zh": "PASSED",
+    }
+    assert report["accuracy"] == 0.75
+    by_id = {q["id"]: q for q in report["questions"]}
+    # The first turn (no standalone question of that text here) is answered without SQL:
+    # one call; the scored turn runs its SQL and answers: two more.
+    assert by_id["t01-zh"]["model_calls"] == 3 and by_id["t01-zh"]["prompt_tokens"] == 360
+
+
+async def test_an_unreachable_service_fails_every_question_as_an_agent_error(
+    settings: Settings,
+):
+    questions = read_golden_set(SAMPLE_GOLDEN_SET)[:2]
+    report = await evaluate_over_http(
+        questions, settings, url="http://127.0.0.1:9", concurrency=2, timeout=5.0
+    )
+    assert [q["reason"] for q in report["questions"]] == ["AGENT_ERROR", "AGENT_ERROR"]
+    assert "HTTP_ERROR" in report["questions"][0]["detail"]
