@@ -81,3 +81,13 @@ def test_the_note_names_unsupported_figures_only():
          "unsupported": [{"text": "79.5万", "reason": "NUMBER_NOT_IN_RESULTS"}]}
     )
     assert note is not None and "79.5万" in note
+
+
+def test_odd_results_do_not_break_the_check():
+    odd = {
+        "columns": ["a", "b", "c"],
+        "rows": [{"a": 1, "b": "x"}, {"a": "2", "b": None, "c": True}, {"a": None, "c": 5}],
+        "total_row_count": 3,
+    }
+    check = check_answer("a is 1, c is 5, b is x, 99 in all", [odd, {"rows": [], "columns": []}])
+    assert [entry["text"] for entry in check["unsupported"]] == ["99"]
