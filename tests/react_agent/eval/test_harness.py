@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from config import Settings
 from react_agent.eval.cli import main
 from react_agent.eval.golden import SAMPLE_GOLDEN_SET, read_golden_set
@@ -105,10 +107,17 @@ async def test_a_running_service_is_evaluated_over_http(
         "q02-zh", "q16-en", "q06-en", "t01-zh",
     }]
     model = GoldenScriptModel(questions=questions, mistakes={"q06-en": MISTAKES["q06-en"][0]})
-    async with running_service(settings, model=model) as service:
+    guarded = settings.model_copy(update={"api_keys": SecretStr("eval-key")})
+    async with running_service(guarded, model=model) as service:
         report = await evaluate_over_http(
-            questions, settings, url=service.base_url, concurrency=2, timeout=20.0
+            questions, settings, url=service.base_url, api_key="eval-key", concurrency=2,
+            timeout=20.0,
         )
+        refused = await evaluate_over_http(
+            questions[:1], settings, url=service.base_url, api_key="wrong", timeout=20.0
+        )
+    assert refused["questions"][0]["reason"] == "AGENT_ERROR"
+    assert refused["questions"][0]["detail"].startswith("UNAUTHORIZED")
     assert report["meta"]["agent"] == service.base_url
     assert {q["id"]: q["reason"] for q in report["questions"]} == {
         "q02-zh": "PASSED", "q16-en": "PASSED", "q06-en": "MISSING_ROWS", "t01-zh": "PASSED",
