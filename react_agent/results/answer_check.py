@@ -29,6 +29,8 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9.,_])(?P<sign>[-−])?(?P<digits>\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"\s*(?P<unit>%|％|万亿|万|亿|千|k\b|K\b|thousand\b|million\b|billion\b)?"
 )
+_DECIMAL_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
+"""A PostgreSQL numeric that no float holds exactly arrives as text (records.to_json_value)."""
 _LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)、]\s")
 _DATE = re.compile(
     r"(?P<y>(?:19|20)\d{2})(?:-|/|年)(?P<m>\d{1,2})(?:(?:-|/|月)(?P<d>\d{1,2})日?|月)?"
@@ -70,7 +72,7 @@ def _column_values(
             first = next((v for v in values if v is not None), None)
             if first is None:
                 continue
-            if isinstance(first, str):
+            if isinstance(first, str) and not _DECIMAL_TEXT.fullmatch(first):
                 # A text column: its values are named values and dates (C-level, no loop).
                 texts.update(map(str, filter(None, values)))
                 continue
@@ -78,7 +80,7 @@ def _column_values(
                 if isinstance(first, bool):
                     raise TypeError("booleans are not figures")
                 column = np.asarray(values, dtype=float)
-            except (TypeError, ValueError):  # a mixed column (SQLite allows one)
+            except (TypeError, ValueError):  # a mixed column (SQLite allows one), or text
                 numeric += [np.asarray([v], float) for v in values if _is_number(v)]
                 texts.update(str(v) for v in values if v is not None and not _is_number(v))
                 continue

@@ -91,3 +91,12 @@ def test_odd_results_do_not_break_the_check():
     }
     check = check_answer("a is 1, c is 5, b is x, 99 in all", [odd, {"rows": [], "columns": []}])
     assert [entry["text"] for entry in check["unsupported"]] == ["99"]
+
+
+def test_a_numeric_sent_as_text_is_a_figure():
+    # PostgreSQL's AVG(numeric) has more digits than a float holds: it arrives as text.
+    averages = {"columns": ["level", "avg"], "total_row_count": 2, "rows": [
+        {"level": "金卡", "avg": "750.1123456789012345678"},
+        {"level": "普通", "avg": "734.1598765432109876543"},
+    ]}
+    assert check_answer("金卡平均750.11元，普通734.16元", [averages])["unsupported"] == []
