@@ -155,6 +155,7 @@ class TrainingQueryBody(Page):
     """A page of examples and notes."""
 
     training_data_type: TrainingDataType | None = None
+    status: Literal["proposed", "verified", "rejected"] | None = None
     search_keyword: str | None = Field(default=None, max_length=100)
     sort_by: Literal["created_at", "updated_at", "training_data_type", "question", "id"] = (
         "created_at"
@@ -162,11 +163,17 @@ class TrainingQueryBody(Page):
 
 
 class TrainingUpdateBody(TrainingItem):
-    """An item's new type and fields, by id."""
+    """An item's new type and fields, or its new review status, or both, by id."""
 
     model_config = ConfigDict(extra="ignore")
 
     id: str = Field(min_length=1, max_length=200)
+    training_data_type: TrainingDataType | None = None  # type: ignore[assignment]
+    status: Literal["proposed", "verified", "rejected"] | None = Field(
+        default=None,
+        description="The review status an admin sets: only verified (and rejected, served as "
+        "error_sql) examples are put in front of the model.",
+    )
 
 
 class TrainingDeleteBody(_Body):

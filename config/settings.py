@@ -9,9 +9,10 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from config.clarify_settings import ClarifySettings
+from config.quality_settings import QualitySettings
 
 
-class Settings(ClarifySettings, BaseSettings):
+class Settings(ClarifySettings, QualitySettings, BaseSettings):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(

@@ -50,5 +50,7 @@ def build_final_data(
         data["records"] = result.records
     data["sqls"] = result.sqls
     data["chart"] = build_chart(result.records, share_hint=asks_for_share(result.question))
+    if result.answer_check is not None:
+        data["answer_check"] = result.answer_check
     data["timestamp"] = now_timestamp()
     return data

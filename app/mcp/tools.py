@@ -20,6 +20,7 @@ from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
+from react_agent.results.answer_check import unsupported_note
 from react_agent.runs.events import NodeFinished, RunResult
 from react_agent.service import AgentService
 from react_agent.tools.sql_guard import is_table_allowed
@@ -102,7 +103,7 @@ class DataTools:
             fields = approval_fields(result.approval, ask.thread_id, ask.lang)
             return {**fields, "conversation_id": ask.thread_id, "usage": usage_body(result.usage)}
         records = result.records or {}
-        return {
+        reply = {
             "answer": result.answer,
             "sql": result.sql,
             "columns": records.get("columns", []),
@@ -111,6 +112,10 @@ class DataTools:
             "conversation_id": ask.thread_id,
             "usage": usage_body(result.usage),
         }
+        note = unsupported_note(result.answer_check)
+        if note:
+            reply["note"] = note  # figures of the answer that no row of its results holds
+        return reply
 
     async def _run(
         self, ask: AskRequest, resume: ApprovalDecision | None, report_step: StepReporter

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from config import node_display
+from react_agent.results.answer_check import unsupported_note
 from react_agent.runs.events import NodeFinished, RunResult
 
 TABLE_ROWS = 20
@@ -35,8 +36,8 @@ def step_line(event: NodeFinished, lang: str) -> str:
 
 
 def answer_markdown(result: RunResult) -> str:
-    """Return the answer, then the SQL as a ```sql block and a table of the first rows."""
-    parts = [result.answer.strip()]
+    """Return the answer (and a note on unsupported figures), the SQL and the first rows."""
+    parts = [result.answer.strip(), unsupported_note(result.answer_check) or ""]
     if result.sql:
         parts.append(f"```sql\n{result.sql.strip()}\n```")
     if result.records and result.records.get("columns"):

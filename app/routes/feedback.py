@@ -5,7 +5,7 @@ from __future__ import annotations
 from quart import Blueprint, g, request
 from quart_schema import document_querystring, document_request, document_response
 
-from app.app_state import app_settings
+from app.app_state import agent_service, app_settings
 from app.asking.bodies import read_json_object
 from app.asking.validation import check_thread_id_format, check_thread_owner
 from app.auth import authorize_user, require_admin
@@ -156,5 +156,8 @@ async def add_to_training() -> dict:
         body.feedback_ids,
         dialect=data_dialect(),
         allowed_tables=settings.allowed_tables,
+        database=agent_service().database,
+        status=settings.memory_feedback_status,
+        timeout=settings.sql_timeout,
     )
     return success_envelope(data, g.lang)

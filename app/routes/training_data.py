@@ -25,6 +25,7 @@ from app.schemas_memory import MemoryEnvelope, PageEnvelope, TrainingStatsEnvelo
 from react_agent.errors import ServiceError, bad_request
 from react_agent.memory.items import CheckedItem, check_item
 from react_agent.memory.store import Memory
+from react_agent.memory.verification import reviewed_type
 
 blueprint = Blueprint("training_data", __name__)
 
@@ -94,6 +95,7 @@ async def query_training_data() -> dict:
         page_size=body.page_size,
         training_data_type=body.training_data_type,
         search_keyword=(body.search_keyword or "").strip() or None,
+        status=body.status,
         sort_by=body.sort_by,
         sort_order=body.sort_order,
     )
@@ -103,6 +105,7 @@ async def query_training_data() -> dict:
         "filters_applied": {
             "training_data_type": body.training_data_type,
             "search_keyword": body.search_keyword,
+            "status": body.status,
         },
     }
     return success_envelope(data, g.lang)
@@ -113,17 +116,46 @@ async def query_training_data() -> dict:
 @document_response(MemoryEnvelope, 200)
 @document_errors(400, 404, 413, 503)
 async def update_training_data() -> dict:
-    """Replace an item's type and fields (checked as when created); it keeps its id."""
+    """Replace an item's type and fields (checked as when created), or set its `status`.
+
+    `{"id": …, "status": "verified"}` alone reviews an item; a rejected example becomes an
+    error_sql negative. With fields as well, the fields are replaced first.
+    """
     require_admin()
     memory = open_memory_of_app()
     body = parse_body(TrainingUpdateBody, await read_json_object(request))
-    item = check_fields(body.model_dump(exclude_none=True))
-    if not await memory.examples.update(
-        body.id, item.training_data_type, item.question, item.content
-    ):
-        raise ServiceError(404, "TRAINING_DATA_NOT_FOUND", f"no training data with id {body.id}")
-    data = {"updated_id": body.id, "training_data_type": item.training_data_type}
+    if body.training_data_type is None and body.status is None:
+        raise bad_request("INVALID_REQUEST", "send training_data_type and its fields, or status")
+    if body.training_data_type is not None:
+        item = check_fields(body.model_dump(exclude_none=True, exclude={"status"}))
+        if not await memory.examples.update(
+            body.id, item.training_data_type, item.question, item.content
+        ):
+            raise not_found(body.id)
+    if body.status is not None:
+        await review_item(memory, body.id, body.status)
+    stored = await memory.examples.get(body.id)
+    if stored is None:
+        raise not_found(body.id)
+    data = {
+        "updated_id": body.id,
+        "training_data_type": stored.training_data_type,
+        "status": stored.status,
+    }
     return success_envelope(data, g.lang)
+
+
+def not_found(item_id: str) -> ServiceError:
+    """Return the 404 of an unknown item."""
+    return ServiceError(404, "TRAINING_DATA_NOT_FOUND", f"no training data with id {item_id}")
+
+
+async def review_item(memory: Memory, item_id: str, status: str) -> None:
+    """Set an item's review status (a rejected example becomes error_sql)."""
+    item = await memory.examples.get(item_id)
+    if item is None:
+        raise not_found(item_id)
+    await memory.examples.set_status(item_id, status, reviewed_type(item, status))
 
 
 @blueprint.post("/api/v0/training_data/delete")
@@ -168,5 +200,6 @@ async def training_data_stats() -> dict:
             kind: round(count / max(total, 1) * 100, 2) for kind, count in breakdown.items()
         },
         "last_updated": await examples.last_updated(),
+        "status_breakdown": await examples.count_by_status(),
     }
     return success_envelope(data, g.lang)

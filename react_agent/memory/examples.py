@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,18 @@ TRAINING_DATA_TYPES = (SQL, ERROR_SQL, DOCUMENTATION, DDL)
 """`sql` and `error_sql` hold a question and its SQL; the others a note (`ddl`: a schema note)."""
 
 SORT_COLUMNS = frozenset({"created_at", "updated_at", "training_data_type", "question", "id"})
-_COLUMNS = "id, training_data_type, question, content, created_at, updated_at, source_feedback_id"
+_COLUMNS = (
+    "id, training_data_type, question, content, created_at, updated_at, source_feedback_id, "
+    "status, check_result"
+)
+
+PROPOSED = "proposed"
+VERIFIED = "verified"
+REJECTED = "rejected"
+STATUSES = (PROPOSED, VERIFIED, REJECTED)
+"""An item's review state (react_agent/memory/verification.py says who sets which)."""
+SERVED_STATUSES = (VERIFIED, REJECTED)
+"""What retrieval serves: verified items, and rejected examples (always `error_sql` negatives)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,10 @@ class MemoryItem:
     created_at: str = ""
     updated_at: str = ""
     source_feedback_id: int | None = None
+    status: str = VERIFIED
+    """proposed (from feedback, not served), verified, or rejected (an error_sql negative)."""
+    check_result: str | None = None
+    """JSON of the one run of a proposed example's SQL: columns, first rows, count, or error."""
     embedding: str | None = None
     """JSON list of floats, when an embedding model is configured (see vectors.py)."""
 
@@ -48,6 +64,8 @@ class MemoryItem:
             created_at=self.created_at,
             updated_at=self.updated_at,
             source_feedback_id=self.source_feedback_id,
+            status=self.status,
+            check_result=json.loads(self.check_result) if self.check_result else None,
         )
         return record
 
@@ -67,6 +85,8 @@ class ExampleStore:
         content: str,
         *,
         source_feedback_id: int | None = None,
+        status: str = VERIFIED,
+        check_result: str | None = None,
     ) -> MemoryItem:
         """Store one item (already validated) and return it with its new id."""
         now = storage_timestamp()
@@ -78,10 +98,22 @@ class ExampleStore:
             now,
             now,
             source_feedback_id,
+            status,
+            check_result,
         )
         await self.database.execute(
-            f"INSERT INTO memory_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (item.id, item.training_data_type, question, content, now, now, source_feedback_id),
+            f"INSERT INTO memory_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.id,
+                item.training_data_type,
+                question,
+                content,
+                now,
+                now,
+                source_feedback_id,
+                status,
+                check_result,
+            ),
         )
         await self._bump_revision()
         return item
@@ -106,6 +138,28 @@ class ExampleStore:
             await self._bump_revision()
         return bool(changed)
 
+    async def set_status(self, item_id: str, status: str, training_data_type: str) -> bool:
+        """Set an item's review status (and type: a rejected example becomes error_sql)."""
+        changed = await self.database.execute(
+            "UPDATE memory_items SET status = ?, training_data_type = ?, updated_at = ? "
+            "WHERE id = ?",
+            (status, training_data_type, storage_timestamp(), item_id),
+        )
+        if changed:
+            await self._bump_revision()
+        return bool(changed)
+
+    async def find_pair(
+        self, training_data_type: str, question: str, sql: str
+    ) -> MemoryItem | None:
+        """Return a stored example with exactly this question and SQL, if there is one."""
+        rows = await self.database.fetch_all(
+            f"SELECT {_COLUMNS} FROM memory_items WHERE training_data_type = ? "
+            "AND question = ? AND content = ?",
+            (training_data_type, question, sql),
+        )
+        return MemoryItem(**rows[0]) if rows else None
+
     async def delete(self, item_ids: list[str]) -> list[str]:
         """Delete the items; return the ids that existed."""
         deleted = []
@@ -123,6 +177,7 @@ class ExampleStore:
         page_size: int,
         training_data_type: str | None = None,
         search_keyword: str | None = None,
+        status: str | None = None,
         sort_by: str = "created_at",
         sort_order: str = "desc",
     ) -> tuple[list[MemoryItem], int]:
@@ -131,6 +186,9 @@ class ExampleStore:
         if training_data_type:
             conditions.append("training_data_type = ?")
             params.append(training_data_type)
+        if status:
+            conditions.append("status = ?")
+            params.append(status)
         if search_keyword:
             conditions.append("(LOWER(COALESCE(question, '')) LIKE ? OR LOWER(content) LIKE ?)")
             pattern = f"%{search_keyword.lower()}%"
@@ -161,9 +219,24 @@ class ExampleStore:
         rows = await self.database.fetch_all("SELECT MAX(updated_at) AS t FROM memory_items")
         return rows[0]["t"]
 
-    async def all_items(self) -> list[MemoryItem]:
-        """Return every item with its embedding (for building the search indexes)."""
-        rows = await self.database.fetch_all(f"SELECT {_COLUMNS}, embedding FROM memory_items")
+    async def count_by_status(self) -> dict[str, int]:
+        """Return how many items there are in each review status (every status listed)."""
+        rows = await self.database.fetch_all(
+            "SELECT status, COUNT(*) AS n FROM memory_items GROUP BY status"
+        )
+        counts = dict.fromkeys(STATUSES, 0)
+        counts.update({row["status"]: int(row["n"]) for row in rows})
+        return counts
+
+    async def all_items(self, statuses: tuple[str, ...] | None = None) -> list[MemoryItem]:
+        """Return every item (or those in `statuses`) with its embedding, for the indexes."""
+        where, params = "", ()
+        if statuses is not None:
+            where = f"WHERE status IN ({', '.join('?' for _ in statuses)})"
+            params = statuses
+        rows = await self.database.fetch_all(
+            f"SELECT {_COLUMNS}, embedding FROM memory_items {where}", params
+        )
         return [MemoryItem(**row) for row in rows]
 
     async def set_embedding(self, item: MemoryItem, embedding: str) -> None:

@@ -29,9 +29,22 @@ def _version_1(id_column: str) -> Migration:
 # Version 2: each item's embedding (JSON floats), filled in when EMBEDDING_MODEL is set.
 _VERSION_2: Migration = ("ALTER TABLE memory_items ADD COLUMN embedding TEXT",)
 
+# Version 3: each item's review status (react_agent/memory/verification.py). Items stored
+# before it were all served, and were written by an admin or moved by one from feedback:
+# they stay served as `verified`. `check_result` is the one run of a proposed example's SQL.
+_VERSION_3_REVIEW_STATUS: Migration = (
+    "ALTER TABLE memory_items ADD COLUMN status TEXT NOT NULL DEFAULT 'verified'",
+    "ALTER TABLE memory_items ADD COLUMN check_result TEXT",
+    "CREATE INDEX IF NOT EXISTS memory_items_by_status ON memory_items (status)",
+)
+
 MIGRATIONS: dict[str, list[Migration]] = {
-    "sqlite": [_version_1("INTEGER PRIMARY KEY AUTOINCREMENT"), _VERSION_2],
-    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2],
+    "sqlite": [
+        _version_1("INTEGER PRIMARY KEY AUTOINCREMENT"),
+        _VERSION_2,
+        _VERSION_3_REVIEW_STATUS,
+    ],
+    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2, _VERSION_3_REVIEW_STATUS],
 }
 """Versions in order; a new version is appended, an applied one is never edited."""
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.tools import BaseTool, tool
 
-from react_agent.memory.examples import ExampleStore, MemoryItem
+from react_agent.memory.examples import SERVED_STATUSES, ExampleStore, MemoryItem
 from react_agent.memory.prompt import render_examples
 from react_agent.memory.ranking import LexicalIndex, fuse_rankings
 from react_agent.memory.vectors import VectorIndex, embed_missing
@@ -120,7 +120,8 @@ class ExampleRetriever:
         async with self._lock:
             if revision == self._revision:
                 return
-            items = await self.store.all_items()
+            # Only reviewed items are served: a proposed example may be wrong SQL.
+            items = await self.store.all_items(SERVED_STATUSES)
             if self.embedder is not None:
                 try:
                     items = await embed_missing(items, self.embedder, self.store)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
+from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
-from react_agent.memory.examples import ERROR_SQL, SQL
-from react_agent.memory.items import check_item
+from react_agent.memory.examples import ERROR_SQL, PROPOSED, SQL
+from react_agent.memory.items import CheckedItem, check_item
 from react_agent.memory.store import Memory
+from react_agent.memory.verification import run_check
 
 logger = logging.getLogger(__name__)
 
@@ -19,14 +23,25 @@ async def add_feedback_to_examples(
     *,
     dialect: str,
     allowed_tables: frozenset[str] | None,
+    database: SQLDatabase | None = None,
+    status: str = PROPOSED,
+    timeout: float = 15.0,
 ) -> dict[str, Any]:
     """Store the rated pairs as examples; already-moved ones are counted, not stored again.
+
+    A new example starts with `status` (proposed by default: not served until an admin
+    verifies it), and then its SQL is run once under the guard and the result kept beside
+    it for the reviewer. A pair already stored (same type, question and SQL) is not stored
+    twice: the rating is linked to it and counted as already trained.
 
     Args:
         memory: The memory.
         feedback_ids: The ratings to move.
         dialect: The data database's dialect, for the SQL guard.
         allowed_tables: The tables the model's SQL may read, for the SQL guard.
+        database: The data database a proposed example's SQL is run on once.
+        status: The new examples' review status (MEMORY_FEEDBACK_STATUS).
+        timeout: Seconds that run may take.
 
     Raises:
         ServiceError: 404 when none of the ids is a rating.
@@ -53,10 +68,14 @@ async def add_feedback_to_examples(
             counts["errors"] += 1
             errors.append({"feedback_id": record["id"], "error": exc.detail})
             continue
-        stored = await memory.examples.add(
-            item.training_data_type, item.question, item.content, source_feedback_id=record["id"]
-        )
-        await memory.feedback.mark_in_training(record["id"], stored.id)
+        check = None
+        if status == PROPOSED:
+            check = partial(
+                run_check, database, item.content, allowed_tables=allowed_tables, timeout=timeout
+            )
+        if not await _store_once(memory, item, record["id"], status, check):
+            counts["already"] += 1
+            continue
         counts["positive" if kind == SQL else "negative"] += 1
         trained.append(record["id"])
     return {
@@ -78,3 +97,29 @@ async def add_feedback_to_examples(
             "error_sql_training_count": counts["negative"],
         },
     }
+
+
+async def _store_once(
+    memory: Memory,
+    item: CheckedItem,
+    feedback_id: int,
+    status: str,
+    check: Callable[[], Awaitable[str]] | None,
+) -> bool:
+    """Store the rated pair unless it is stored already; link the rating either way.
+
+    Returns whether a new example was stored.
+    """
+    assert item.question is not None
+    existing = await memory.examples.find_pair(item.training_data_type, item.question, item.content)
+    if existing is None:
+        stored = await memory.examples.add(
+            item.training_data_type,
+            item.question,
+            item.content,
+            source_feedback_id=feedback_id,
+            status=status,
+            check_result=await check() if check is not None else None,
+        )
+    await memory.feedback.mark_in_training(feedback_id, (existing or stored).id)
+    return existing is None

@@ -33,6 +33,9 @@ class RunResult:
     """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
     question: str = ""
     """The question the run answered (the chart rules read whether it asks for a share)."""
+    answer_check: dict[str, Any] | None = None
+    """The answer's figures matched against its rows (react_agent/results/answer_check), or
+    None when ANSWER_CHECK is off."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from react_agent.approval.pending import (
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.nodes import CLARIFY_FLAG
 from react_agent.runs.admission import Admission, Ticket
+from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import (
@@ -63,8 +64,11 @@ class AgentRunner:
         run_timeout: float,
         durability: Durability = "sync",
         admission: Admission | None = None,
+        check_answer: AnswerChecker | None = None,
     ) -> None:
         self.graph = graph
+        self.check_answer = check_answer
+        """Matches a final answer's figures against its rows (ANSWER_CHECK), or None."""
         self.admission = admission
         self.locks = locks
         self.recursion_limit = recursion_limit
@@ -316,10 +320,15 @@ class AgentRunner:
                     if token:
                         run.append(TokenStreamed(token))
         result = tally.result(run.thread_id, path)
+        asked = question if isinstance(question, str) else ""
+        history = snapshot.values.get("messages", [])
         return replace(
             result,
             sqls=work.sqls,
             usage=work.usage(),
-            question=question if isinstance(question, str) else "",
+            question=asked,
             approval=approval,
+            answer_check=review_answer(
+                self.check_answer, result.answer, asked, history, work.records_read, work.sqls
+            ),
         )

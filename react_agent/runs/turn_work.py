@@ -30,6 +30,8 @@ class TurnWork:
         self.sqls: list[dict[str, Any]] = []
         self.usage_by_message: dict[str, dict[str, int]] = {}
         self.seen_results: set[str] = set()
+        self.records_read: list[dict[str, Any]] = []
+        """The `records` of every result the turn read (the answer check's evidence)."""
 
     def add(self, update: Any) -> None:
         """Take one node's update into account."""
@@ -69,10 +71,15 @@ class TurnWork:
             if isinstance(artifact.get("sqls"), list):
                 self.seen_results.add(message.tool_call_id)
                 self.sqls.extend(dict(entry) for entry in artifact["sqls"])
+                self.records_read += [
+                    r["records"] for r in artifact.get("results") or [] if r.get("records")
+                ]
             return
         self.seen_results.add(message.tool_call_id)
         status = SQL_STATUSES.get(str(artifact.get("outcome")), "error")
         records = artifact.get("records") if status == "ok" else None
+        if records:
+            self.records_read.append(records)
         self.sqls.append(
             {
                 "sql": artifact.get("sql"),

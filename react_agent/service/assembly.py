@@ -22,6 +22,7 @@ from react_agent.history.disclosure import TurnHistory
 from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
+from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission import Admission
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
@@ -191,4 +192,5 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
         admission=Admission(settings.runs_max_active, settings.runs_max_queued),
+        check_answer=None if settings.answer_check == "off" else check_answer,
     )

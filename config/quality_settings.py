@@ -1,0 +1,25 @@
+"""Settings of answer quality: the review of examples from feedback, and checked answers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
+
+class QualitySettings(BaseSettings):
+    """How examples from feedback are reviewed and how answers are checked against rows."""
+
+    memory_feedback_status: Literal["proposed", "verified"] = Field(
+        default="proposed",
+        description="Status of an example moved from feedback by add_to_training: proposed "
+        "(not served until an admin sets verified through training_data/update; its SQL is "
+        "run once and the result kept for the review) or verified (served at once, as before).",
+    )
+    answer_check: Literal["off", "on"] = Field(
+        default="on",
+        description="Match every number, date and named value of the final answer against "
+        "the cells of the results the run read, and add answer_check to the final data "
+        "(rules, no model call); off adds nothing.",
+    )

@@ -1,0 +1,1 @@
+"""Evaluation: golden sets of questions with their SQL, scored by executing both."""

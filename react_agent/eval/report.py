@@ -1,0 +1,111 @@
+"""The report of an evaluation run: report.json, report.md and chart.svg in one directory."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from react_agent.eval.chart import render_chart_svg
+from react_agent.eval.runner import QuestionOutcome
+
+
+def _accuracy(outcomes: Sequence[dict[str, Any]]) -> float:
+    return round(sum(o["passed"] for o in outcomes) / len(outcomes), 4) if outcomes else 0.0
+
+
+def _grouped(questions: Sequence[dict[str, Any]], keys: Iterable[str]) -> dict[str, Any]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for question, key in zip(questions, keys, strict=True):
+        groups[key].append(question)
+    return {
+        key: {"total": len(group), "passed": sum(q["passed"] for q in group),
+              "accuracy": _accuracy(group)}
+        for key, group in sorted(groups.items())
+    }
+
+
+def build_report(outcomes: Sequence[QuestionOutcome], meta: dict[str, Any]) -> dict[str, Any]:
+    """Return report.json's content: accuracy, breakdowns, cost and one line per question."""
+    questions = [o.as_json() for o in outcomes]
+    by_tag: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for question in questions:
+        for tag in question["tags"] or ["untagged"]:
+            by_tag[tag].append(question)
+    count = max(len(questions), 1)
+    return {
+        "accuracy": _accuracy(questions),
+        "total": len(questions),
+        "passed": sum(q["passed"] for q in questions),
+        "reasons": dict(Counter(q["reason"] for q in questions if not q["passed"])),
+        "by_tag": {tag: _grouped(group, ["all"] * len(group))["all"]
+                   for tag, group in sorted(by_tag.items())},
+        "by_difficulty": _grouped(questions, [q["difficulty"] for q in questions]),
+        "cost_per_question": {
+            "model_calls": round(sum(q["model_calls"] for q in questions) / count, 2),
+            "prompt_tokens": round(sum(q["prompt_tokens"] for q in questions) / count, 1),
+            "completion_tokens": round(sum(q["completion_tokens"] for q in questions) / count, 1),
+            "seconds": round(sum(q["seconds"] for q in questions) / count, 3),
+            "sql_count": round(sum(q["sql_count"] for q in questions) / count, 2),
+        },
+        "meta": meta,
+        "questions": questions,
+    }
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """Return report.md: the summary, the breakdowns, then every failure with its reason."""
+    cost = report["cost_per_question"]
+    lines = [
+        f"# Evaluation: {report['passed']}/{report['total']} passed "
+        f"({report['accuracy']:.1%})",
+        "",
+        f"Set: `{report['meta'].get('golden_set', '?')}` · agent: "
+        f"{report['meta'].get('agent', '?')} · model: {report['meta'].get('model', '?')}",
+        "",
+        f"Per question: {cost['model_calls']} model calls, {cost['prompt_tokens']} prompt + "
+        f"{cost['completion_tokens']} completion tokens, {cost['seconds']} s, "
+        f"{cost['sql_count']} SQL statements.",
+        "",
+        "| group | passed | accuracy |",
+        "|---|---|---|",
+    ]
+    for kind in ("by_difficulty", "by_tag"):
+        for key, group in report[kind].items():
+            label = f"{kind[3:]}: {key}"
+            lines.append(f"| {label} | {group['passed']}/{group['total']} | "
+                         f"{group['accuracy']:.0%} |")
+    failures = [q for q in report["questions"] if not q["passed"]]
+    lines += ["", f"## Failures ({len(failures)})", ""]
+    if failures:
+        lines += ["| id | reason | detail | question |", "|---|---|---|---|"]
+        lines += [
+            f"| {q['id']} | {q['reason']} | {_cell(q['detail'])} | {_cell(q['question'])} |"
+            for q in failures
+        ]
+    else:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")[:160]
+
+
+def write_report(directory: Path, report: dict[str, Any]) -> list[Path]:
+    """Write report.json, report.md and chart.svg into `directory`; return their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / "report.json", directory / "report.md", directory / "chart.svg"]
+    paths[0].write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    paths[1].write_text(render_markdown(report), "utf-8")
+    paths[2].write_text(render_chart_svg(report), "utf-8")
+    return paths
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """Read a report.json (or the report.json inside a directory)."""
+    if path.is_dir():
+        path = path / "report.json"
+    return json.loads(path.read_text(encoding="utf-8"))
