@@ -8,8 +8,11 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from config.audit_settings import AuditSettings
+from config.quota_settings import QuotaSettings
 
-class Settings(BaseSettings):
+
+class Settings(AuditSettings, QuotaSettings, BaseSettings):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(

@@ -28,6 +28,7 @@ from react_agent.runs.runner import AgentRunner
 from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
+from react_agent.service.ledger import open_ledger
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -97,6 +98,8 @@ async def open_agent_service(
             service.memory_problem = ServiceError(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
+        # Before the runs, so that it closes (writing the last audit records) after them.
+        service.ledger = await stack.enter_async_context(open_ledger(settings))
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
         for component, problem in service.problems.items():

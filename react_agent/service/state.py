@@ -15,6 +15,7 @@ from react_agent.errors import ServiceError
 from react_agent.memory.store import Memory
 from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
+from react_agent.service.ledger import Ledger
 
 
 @dataclass
@@ -34,6 +35,8 @@ class AgentService:
     """Why `memory` is None (the agent answers without examples then)."""
     run_events: RunEventStore | None = None
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    ledger: Ledger | None = None
+    """The audit trail and the quota counters; None when AUDIT and every quota are off."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""
