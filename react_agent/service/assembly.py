@@ -22,6 +22,8 @@ from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.runs.admission import Admission
+from react_agent.runs.listener_reports import report_model_call, report_query
+from react_agent.runs.listeners import RunListeners
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
@@ -148,6 +150,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         preview_rows=settings.sql_preview_rows,
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
+        report_query=report_query,
     ) + build_history_tools(service.database.dialect)
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
@@ -163,6 +166,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         language_hint=settings.agent_language_hint,
         retriever=retriever,
         report_retrieval=report_retrieval,
+        report_model_call=report_model_call,
+        model_name=settings.llm_model,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),
@@ -187,4 +192,14 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
         admission=Admission(settings.runs_max_active, settings.runs_max_queued),
+        listeners=run_listeners(settings),
     )
+
+
+def run_listeners(settings: Settings) -> RunListeners:
+    """Return the listeners told of every run's events in this process (runs/listeners).
+
+    The one place they are registered: metrics, traces, the audit trail and quotas add
+    theirs here. Tests add their own with `service.runner.listeners.add(...)`.
+    """
+    return RunListeners()
