@@ -8,10 +8,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlglot import exp
-
 from react_agent.access.actor import Actor
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 OUTCOMES = ("ok", "refused", "error", "timeout", "rejected")
 """What came of a query: ran, refused by a rule, failed, timed out, rejected by a person."""
@@ -87,23 +84,6 @@ def audit_time(moment: datetime | None = None) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)  # a time without zone is read as UTC
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def tables_read(sql: str | None, dialect: str) -> tuple[str, ...]:
-    """Return the lower-case names of the tables `sql` reads (not its CTEs), sorted."""
-    if not sql:
-        return ()
-    try:
-        root = parse_statement(sql, dialect)
-    except (QueryRejected, ValueError):
-        return ()
-    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
-    names = {
-        ".".join(part for part in (table.db, table.name) if part).lower()
-        for table in root.find_all(exp.Table)
-        if table.name
-    }
-    return tuple(sorted(names - ctes))
 
 
 def actor_fields(actor: Actor) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,8 +9,6 @@ from react_agent.access.scope import Scope
 from react_agent.audit.schema import SchemaOnce
 from react_agent.errors import ServiceError
 from react_agent.quotas.counters import QUESTIONS, TOKENS, QuotaCounters, Windows
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,16 +81,10 @@ class Quotas:
         ):
             raise quota_exceeded(QUESTIONS, limits.questions_per_minute, windows.minute_resets_in)
 
-    async def tally(self, user_id: str, usage: dict[str, int] | None) -> None:
-        """Add a finished run's model tokens to the user's day (never raises)."""
-        tokens = int((usage or {}).get("total_tokens") or 0)
-        if tokens <= 0:
-            return
-        try:
-            await self.schema.ready()
-            await self.counters.add_tokens(user_id, tokens)
-        except Exception as exc:
-            logger.warning("quotas: %d tokens of %s not counted: %s", tokens, user_id, exc)
+    async def add_tokens(self, user_id: str, tokens: int) -> None:
+        """Add a run's model tokens to the user's day (react_agent/quotas/tally.py)."""
+        await self.schema.ready()
+        await self.counters.add_tokens(user_id, tokens)
 
     async def usage(self, user_id: str, scope: Scope | None = None) -> dict[str, Any]:
         """Return the user's use this minute and today, their limits and when each resets."""

@@ -134,6 +134,8 @@ async def _start_runs(
         )
     )
     service.runner = _build_runner(service, model, locks)
+    if service.ledger is not None:  # the audit trail and the token tally (AUDIT, QUOTA_*)
+        service.runner.listeners.add(service.ledger.listener)
     stack.push_async_callback(service.runner.aclose)
     if isinstance(service.run_events, PostgresRunEvents):
         # on_busy=interrupt reaches a question running in another process.

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 
 from config import Settings
 from react_agent.audit.database import LedgerDatabase, open_ledger_database
+from react_agent.audit.listener import LedgerListener
 from react_agent.audit.schema import SchemaOnce
 from react_agent.audit.store import AuditStore
 from react_agent.audit.writer import AuditWriter
 from react_agent.quotas.counters import QuotaCounters
 from react_agent.quotas.gate import QuotaLimits, Quotas
+from react_agent.quotas.tally import TokenTally
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +29,10 @@ class Ledger:
     audit: AuditStore
     writer: AuditWriter | None
     quotas: Quotas | None
+    tally: TokenTally | None
+    """Model tokens per user, added to the quota counters in the background."""
+    listener: LedgerListener
+    """The run listener that feeds the audit writer and the token tally."""
 
 
 def ledger_wanted(settings: Settings, *, audit: bool = False, quotas: bool = False) -> bool:
@@ -78,17 +84,25 @@ async def open_ledger(
         writer.start()
     counting = quotas or settings.quota_questions_per_minute or settings.quota_tokens_per_day
     limits = QuotaLimits(settings.quota_questions_per_minute, settings.quota_tokens_per_day)
+    quota_gate = Quotas(QuotaCounters(database), limits, schema) if counting else None
+    tally = TokenTally(quota_gate, settings.audit_flush_seconds) if quota_gate else None
+    if tally is not None:
+        tally.start()
     try:
-        yield Ledger(
+        ledger = Ledger(
             database,
             schema,
             AuditStore(database),
             writer,
-            Quotas(QuotaCounters(database), limits, schema) if counting else None,
+            quota_gate,
+            tally,
+            LedgerListener(writer, tally),
         )
+        yield ledger
     finally:
         try:
-            if writer is not None:
-                await writer.aclose()
+            for part in (writer, tally):
+                if part is not None:
+                    await part.aclose()
         finally:
             await database.aclose()

@@ -2,7 +2,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from react_agent.audit.database import open_ledger_database
-from react_agent.audit.records import AuditRecord, audit_time, tables_read
+from react_agent.audit.records import AuditRecord, audit_time
 from react_agent.audit.schema import create_ledger_schema
 from react_agent.audit.store import AuditFilter, AuditStore
 from react_agent.audit.writer import AuditWriter
@@ -144,16 +144,6 @@ async def test_retention_deletes_only_records_older_than_it(ledger_database):
     page = await store.search(AuditFilter(), page=1, page_size=10)
     assert [r["record_id"] for r in page.records] == [recent.record_id]
     assert await AuditWriter(store, retention_days=0).prune() == 0
-
-
-def test_tables_read_names_tables_not_ctes():
-    sql = (
-        "WITH orders AS (SELECT * FROM sales.Orders o JOIN stores s ON 1=1) "
-        "SELECT * FROM orders UNION SELECT * FROM (SELECT * FROM regions)"
-    )
-    assert tables_read(sql, "postgres") == ("regions", "sales.orders", "stores")
-    assert tables_read("not sql at all (", "sqlite") == ()
-    assert tables_read(None, "sqlite") == ()
 
 
 async def test_concurrent_submitters_lose_nothing(ledger_database):

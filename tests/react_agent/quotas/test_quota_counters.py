@@ -52,9 +52,7 @@ async def test_tokens_of_the_day_stop_new_questions_until_midnight(ledger_databa
     clock = Clock(datetime(2026, 3, 1, 22, 0, 0, tzinfo=UTC))
     quotas = quotas_on(ledger_database, clock, tokens_per_day=1000)
     await quotas.admit("alice")
-    await quotas.tally(
-        "alice", {"prompt_tokens": 700, "completion_tokens": 301, "total_tokens": 1001}
-    )
+    await quotas.add_tokens("alice", 1001)
     with pytest.raises(ServiceError) as refused:
         await quotas.admit("alice")
     assert refused.value.params["retry_after"] == 2 * 3600
