@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from react_agent.access.actor import Actor
+from react_agent.results.exports import UTF8_BOM, csv_lines
 
 OUTCOMES = ("ok", "refused", "error", "timeout", "rejected")
 """What came of a query: ran, refused by a rule, failed, timed out, rejected by a person."""
@@ -89,3 +90,12 @@ def audit_time(moment: datetime | None = None) -> str:
 def actor_fields(actor: Actor) -> dict[str, Any]:
     """Return the record fields that come from the actor."""
     return {"user_id": actor.user_id, "key_id": actor.key_id, "roles": tuple(actor.roles)}
+
+
+def audit_csv(records: list[dict[str, Any]]) -> str:
+    """Return shown records as CSV (UTF-8 BOM, a header line; lists joined with `;`)."""
+    rows = [
+        [";".join(value) if isinstance(value, list) else value for value in record.values()]
+        for record in records
+    ]
+    return UTF8_BOM + csv_lines([list(COLUMNS), *rows])

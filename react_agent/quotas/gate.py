@@ -88,17 +88,24 @@ class Quotas:
 
     async def usage(self, user_id: str, scope: Scope | None = None) -> dict[str, Any]:
         """Return the user's use this minute and today, their limits and when each resets."""
-        limits = self.defaults.for_scope(scope)
         await self.schema.ready()
-        windows: Windows = self.counters.windows()
+        windows = self.counters.windows()
         used = await self.counters.used(user_id, windows)
-        return {
-            "user_id": user_id,
-            "questions_this_minute": used[QUESTIONS],
-            "tokens_today": used[TOKENS],
-            "limits": {
-                QUESTIONS: limits.questions_per_minute or None,
-                TOKENS: limits.tokens_per_day or None,
-            },
-            "resets": {QUESTIONS: windows.minute_resets_at, TOKENS: windows.day_resets_at},
-        }
+        return usage_data(user_id, used, self.defaults.for_scope(scope), windows, counted=True)
+
+
+def usage_data(
+    user_id: str, used: dict[str, int], limits: QuotaLimits, windows: Windows, *, counted: bool
+) -> dict[str, Any]:
+    """Return what GET /api/v0/usage shows (limits None where there is none)."""
+    return {
+        "user_id": user_id,
+        "quotas_enabled": counted,
+        "questions_this_minute": used.get(QUESTIONS, 0),
+        "tokens_today": used.get(TOKENS, 0),
+        "limits": {
+            QUESTIONS: limits.questions_per_minute or None,
+            TOKENS: limits.tokens_per_day or None,
+        },
+        "resets": {QUESTIONS: windows.minute_resets_at, TOKENS: windows.day_resets_at},
+    }
