@@ -13,7 +13,8 @@ import hashlib
 
 from app.auth import ApiKey
 from react_agent.access.actor import Actor
-from react_agent.access.current import CURRENT_ACTOR, CURRENT_SCOPE
+from react_agent.access.current import CURRENT_ACTOR
+from react_agent.access.scope import Scope
 from react_agent.service import AgentService
 
 KEY_ID_CHARS = 12
@@ -28,31 +29,26 @@ def api_key_id(key: ApiKey | None) -> str | None:
 
 
 def actor_for(user_id: str, key: ApiKey | None) -> Actor:
-    """Return the actor of a request by `user_id` with `key` (the current one if set)."""
-    current = CURRENT_ACTOR.get()
-    if current is not None and current.user_id == user_id:
-        return current
+    """Return the actor of a request by `user_id` with `key` (no policy: no roles)."""
     return Actor(user_id=user_id, key_id=api_key_id(key))
 
 
 async def admit_question(
-    service: AgentService, user_id: str, key: ApiKey | None, *, resume: bool = False
-) -> Actor:
-    """Make the asker the current actor and take a question from their quota.
+    service: AgentService, actor: Actor, scope: Scope | None = None, *, resume: bool = False
+) -> None:
+    """Make `actor` the current actor and take a question from their quota.
 
     Args:
         service: The agent service (its ledger holds the quotas, when on).
-        user_id: Who asks.
-        key: The request's API key (None when keys are off).
+        actor: Who asks (the accept path resolved them).
+        scope: What they may do; its role quota wins over the QUOTA_* settings.
         resume: The request resumes a question already counted (an approval decision).
 
     Raises:
         ServiceError: 429 QUOTA_EXCEEDED with `retry_after` when the asker is over a quota.
 
     """
-    actor = actor_for(user_id, key)
     CURRENT_ACTOR.set(actor)
     ledger = service.ledger
     if ledger is not None and ledger.quotas is not None:
-        await ledger.quotas.admit(actor.user_id, CURRENT_SCOPE.get(), question=not resume)
-    return actor
+        await ledger.quotas.admit(actor.user_id, scope, question=not resume)

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.asking.quotas import admit_question
+from app.asking.quotas import actor_for, admit_question
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import validate_ask_request
 from app.auth import ApiKey
@@ -47,7 +47,7 @@ class DataTools:
         if key is not None and not key.allows(ask.user_id):
             raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
         service = self.get_service()
-        await admit_question(service, ask.user_id, key)
+        await admit_question(service, actor_for(ask.user_id, key))
         thread_id = ask.thread_id
         if ask.is_new_thread and service.run_events is not None:
             # Reserved in the shared store, as the ask routes do: unique across processes.
