@@ -7,7 +7,9 @@ with the audit off and on. Each round asks `--questions` questions, `--concurren
 time, each on a new thread, and measures the process's CPU time and the wall time from
 the first question to the last record written (the writer's last batch is flushed inside
 the measurement, so its cost is counted). It prints the median of each side and the
-difference per question; with `--json` it writes them too.
+difference per question, then the CPU of the audit's own path per query (the listener in
+the question's task, and the batched write), which load on the machine hardly moves;
+with `--json` it writes them too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -27,7 +30,13 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from config import Settings
+from react_agent.audit.database import open_ledger_database
+from react_agent.audit.listener import LedgerListener
+from react_agent.audit.schema import create_ledger_schema
+from react_agent.audit.store import AuditStore
+from react_agent.audit.writer import AuditWriter
 from react_agent.runs.events import RunFailed, RunFinished
+from react_agent.runs.listeners import QueryFinished, RunAccepted
 from react_agent.service import open_agent_service
 
 SQL = "SELECT r.region_name, COUNT(*) AS stores FROM stores s JOIN regions r USING (region_id)"
@@ -110,6 +119,35 @@ async def measure(rounds: int, questions: int, concurrency: int) -> dict:
     return result
 
 
+async def record_path_cost(records: int = 10_000) -> dict:
+    """Return the CPU µs per query of the listener (record made, queued) and of its write.
+
+    The part of the audit that runs in a question's task (the listener on QueryFinished)
+    and the part the background writer spends per record (batched INSERTs into SQLite),
+    each timed with `time.process_time()` over `records` queries.
+    """
+    with tempfile.TemporaryDirectory() as directory:
+        database = await open_ledger_database(f"sqlite:///{directory}/ledger.db")
+        await create_ledger_schema(database)
+        writer = AuditWriter(AuditStore(database), batch_size=500)
+        listener = LedgerListener(writer, None)
+        run = SimpleNamespace(run_id="r", thread_id="bench:1", lang=None, trace_id=None)
+        listener.on_run_event(run, RunAccepted("how many stores per region?"))
+        event = QueryFinished(SQL, SQL, "sqlite", "ok", 0.002, tables=("regions", "stores"))
+        cpu0 = time.process_time()
+        for _ in range(records):
+            listener.on_run_event(run, event)
+        listened = time.process_time() - cpu0
+        cpu0 = time.process_time()
+        await writer.flush()
+        written = time.process_time() - cpu0
+        await database.aclose()
+    return {
+        "listener_us_per_query": round(listened / records * 1e6, 1),
+        "write_us_per_record": round(written / records * 1e6, 1),
+    }
+
+
 def main() -> None:
     """Parse the options, measure, print (and write) the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -119,6 +157,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = asyncio.run(measure(args.rounds, args.questions, args.concurrency))
+    result["record_path"] = asyncio.run(record_path_cost())
     print(json.dumps(result, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
