@@ -86,7 +86,7 @@ class LedgerListener:
             roles=tuple(actor.roles),
             thread_id=run.thread_id,
             run_id=run.run_id,
-            question=facts.question if facts else None,
+            question=(facts.question or None) if facts else None,  # a resume asks none
             model_sql=query.sql,
             run_sql=query.sql_run,
             # A refused query did not run: its tables are those the model's SQL names.

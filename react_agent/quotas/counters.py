@@ -107,7 +107,7 @@ class QuotaCounters:
 
     async def prune(self) -> int:
         """Delete the windows before yesterday; return how many rows went."""
-        cutoff = (self.clock().astimezone(UTC) - timedelta(days=2)).strftime("%Y-%m-%d")
+        cutoff = (self.clock().astimezone(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
         return await self.database.execute(
             "DELETE FROM quota_counters WHERE window_start < ?", [cutoff]
         )

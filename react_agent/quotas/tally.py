@@ -16,6 +16,9 @@ from react_agent.quotas.gate import Quotas
 
 logger = logging.getLogger(__name__)
 
+PRUNE_EVERY = 3600.0
+"""Seconds between two deletions of the counters of past days."""
+
 
 class TokenTally:
     """Sums model tokens per user and adds them to the quota counters in the background."""
@@ -49,9 +52,17 @@ class TokenTally:
             self._task = asyncio.create_task(self._flush_forever(), name="token-tally")
 
     async def _flush_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        pruned_at = loop.time()
         while True:
             await asyncio.sleep(self.flush_seconds)
             await self.flush()
+            if loop.time() - pruned_at >= PRUNE_EVERY:  # windows before yesterday go
+                pruned_at = loop.time()
+                try:
+                    await self.quotas.counters.prune()
+                except Exception as exc:
+                    logger.warning("quotas: old counters not pruned: %s", exc)
 
     async def aclose(self) -> None:
         """Stop the task and add what is still pending."""

@@ -170,3 +170,33 @@ async def test_with_the_audit_off_the_route_has_no_records_and_says_so(settings)
         assert response.status_code == 200
         data = response.json()["data"]
         assert data["records"] == [] and data["audit_enabled"] is False
+
+
+async def test_a_query_a_person_rejects_is_recorded_as_rejected_with_the_comment(audited):
+    client, model = audited
+    model.replies = [call_tool("run_sql", sql=GOOD_SQL), answer("not run")]
+    thread = "alice:20260101000000000"
+    waiting = await client.http.post(
+        "/api/v0/ask_react_agent",
+        json={"question": "regions?", "thread_id": thread, "approve_sql": True},
+        headers=alice(),
+    )
+    assert waiting.json()["data"]["status"] == "awaiting_approval", waiting.text
+    decision = {
+        "interrupt_id": waiting.json()["data"]["interrupt_id"],
+        "action": "reject",
+        "comment": "too broad",
+    }
+    resumed = await client.http.post(
+        "/api/v0/ask_react_agent",
+        json={"thread_id": thread, "resume": decision},
+        headers=alice(),
+    )
+    assert resumed.status_code == 200, resumed.text
+    await flush(client)
+    records = (await client.http.get(AUDIT, headers=admin())).json()["data"]["records"]
+    assert len(records) == 1
+    record = records[0]
+    assert record["outcome"] == "rejected" and "too broad" in record["reason"]
+    assert record["model_sql"] == GOOD_SQL and record["run_sql"] is None
+    assert record["user_id"] == "alice" and record["thread_id"] == thread

@@ -9,6 +9,7 @@ from react_agent.audit.schema import SchemaOnce
 from react_agent.errors import ServiceError
 from react_agent.quotas.counters import QuotaCounters, windows_at
 from react_agent.quotas.gate import QuotaLimits, Quotas
+from react_agent.quotas.tally import TokenTally
 
 
 class Clock:
@@ -99,3 +100,30 @@ async def test_two_processes_counting_together_take_exactly_the_limit(postgres_d
     finally:
         await first.aclose()
         await second.aclose()
+
+
+async def test_pruning_keeps_today_and_yesterday(ledger_database):
+    clock = Clock(datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC))
+    counters = QuotaCounters(ledger_database, clock)
+    for day in (27, 28):
+        clock.now = datetime(2026, 2, day, 10, 0, 0, tzinfo=UTC)
+        await counters.add_tokens("erin", 5)
+    clock.now = datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC)
+    await counters.add_tokens("erin", 7)
+    assert await counters.prune() == 1  # the 27th; the 28th is yesterday
+    assert (await counters.used("erin", counters.windows()))["tokens_per_day"] == 7
+
+
+async def test_the_tally_adds_each_users_tokens_in_one_write(ledger_database):
+    clock = Clock(datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC))
+    quotas = quotas_on(ledger_database, clock, tokens_per_day=1000)
+    tally = TokenTally(quotas)
+    for tokens in (10, 20, 30):
+        tally.add("fay", tokens)
+    tally.add("gus", 5)
+    tally.add("gus", 0)
+    await tally.aclose()  # shutdown adds what is pending
+    usage = await quotas.usage("fay")
+    assert usage["tokens_today"] == 60
+    assert (await quotas.usage("gus"))["tokens_today"] == 5
+    assert not tally.pending
