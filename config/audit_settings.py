@@ -25,7 +25,7 @@ class AuditSettings(BaseSettings):
         gt=0,
         le=60,
         description="Seconds the audit writer gathers records before writing them in one "
-        "batch (answers never wait for it).",
+        "batch, and the quotas' token tally its sums (answers never wait for either).",
     )
     audit_batch_size: int = Field(
         default=500,

@@ -15,7 +15,6 @@ from app.openapi import document_errors
 from app.schemas import CsvFile
 from app.schemas_audit import AuditEnvelope, AuditQuery
 from app.schemas_memory import pagination
-from react_agent.access.current import CURRENT_SCOPE
 from react_agent.audit.records import COLUMNS, audit_csv
 from react_agent.audit.store import AuditPage
 
@@ -24,7 +23,7 @@ blueprint = Blueprint("audit", __name__)
 
 def require_audit_reader() -> None:
     """Raise 403 unless the caller may read the audit (its scope's `audit`, or an admin key)."""
-    scope = CURRENT_SCOPE.get()
+    scope = getattr(g, "scope", None)  # the caller's policy scope, when one was resolved
     if scope is not None and scope.audit:
         return
     require_admin()

@@ -15,7 +15,6 @@ from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas_audit import UsageEnvelope, UsageQuery
-from react_agent.access.current import CURRENT_SCOPE
 from react_agent.quotas.counters import windows_at
 from react_agent.quotas.gate import QuotaLimits, usage_data
 
@@ -44,7 +43,7 @@ async def read_usage(query_args: UsageQuery) -> dict[str, Any]:
     actor = actor_for(caller_user_id(query_args.user_id, key), key)
     ledger = agent_service().ledger
     if ledger is not None and ledger.quotas is not None:
-        usage = await ledger.quotas.usage(actor.user_id, CURRENT_SCOPE.get())
+        usage = await ledger.quotas.usage(actor.user_id, getattr(g, "scope", None))
     else:  # nothing is counted: no limits, nothing used
         windows = windows_at(datetime.now(UTC))
         usage = usage_data(actor.user_id, {}, QuotaLimits(), windows, counted=False)
