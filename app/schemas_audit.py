@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -93,6 +93,11 @@ class AuditPageData(OpenModel):
 
 class AuditEnvelope(OpenModel):
     """A page of the audit trail."""
+
+    openapi_csv_alternative: ClassVar[str] = (
+        "With format=csv: the same page as CSV (UTF-8 with a BOM, a header line of the "
+        "record's fields, lists joined with `;`)."
+    )
 
     code: Literal[200]
     success: Literal[True]

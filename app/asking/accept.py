@@ -18,7 +18,7 @@ from typing import Any
 from quart import g, request
 
 from app.app_state import agent_service, app_settings, stream_runs, thread_id_clock
-from app.asking.quotas import actor_for, admit_question
+from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
@@ -59,8 +59,8 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
     """Like `accept`, then the asker's quota; a new thread id is made unique everywhere."""
     ask = accept(payload)
-    actor = actor_for(ask.user_id, getattr(g, "api_key", None))
-    await admit_question(agent_service(), actor, resume=ask.resume is not None)
+    actor, scope = request_actor_and_scope(ask.user_id)
+    await admit_question(agent_service(), actor, scope, resume=ask.resume is not None)
     return await with_unique_thread_id(ask)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+from quart import g
+
 from app.auth import ApiKey
 from react_agent.access.actor import Actor
 from react_agent.access.current import CURRENT_ACTOR
@@ -31,6 +33,18 @@ def api_key_id(key: ApiKey | None) -> str | None:
 def actor_for(user_id: str, key: ApiKey | None) -> Actor:
     """Return the actor of a request by `user_id` with `key` (no policy: no roles)."""
     return Actor(user_id=user_id, key_id=api_key_id(key))
+
+
+def request_actor_and_scope(user_id: str) -> tuple[Actor, Scope | None]:
+    """Return the request's actor and scope as the accept path resolved them (on `g`).
+
+    Without them (no policy resolution ran), the actor of `user_id` with the request's
+    key, and no scope.
+    """
+    actor = getattr(g, "actor", None)
+    if not isinstance(actor, Actor) or actor.user_id != user_id:
+        return actor_for(user_id, getattr(g, "api_key", None)), None
+    return actor, getattr(g, "scope", None)
 
 
 async def admit_question(

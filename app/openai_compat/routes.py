@@ -13,7 +13,7 @@ from quart_schema import document_request, document_response
 from app.app_state import agent_service, app_settings, thread_id_clock
 from app.asking.accept import with_unique_thread_id
 from app.asking.bodies import read_json_object
-from app.asking.quotas import actor_for, admit_question
+from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
@@ -75,7 +75,7 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     """
     body = parse_chat_request(await read_json_object(request))
     ask = accept_chat_request(body)
-    await admit_question(agent_service(), actor_for(ask.user_id, getattr(g, "api_key", None)))
+    await admit_question(agent_service(), *request_actor_and_scope(ask.user_id))
     ask = await with_unique_thread_id(ask)
     runner = agent_service().require_runner()
     run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)

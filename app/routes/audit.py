@@ -12,7 +12,6 @@ from app.auth import require_admin
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas import CsvFile
 from app.schemas_audit import AuditEnvelope, AuditQuery
 from app.schemas_memory import pagination
 from react_agent.audit.records import COLUMNS, audit_csv
@@ -32,7 +31,6 @@ def require_audit_reader() -> None:
 @blueprint.get("/api/v0/audit")
 @validate_querystring(AuditQuery)
 @document_response(AuditEnvelope, 200)
-@document_response(CsvFile, 200)
 @document_errors(400, 401, 403)
 async def read_audit(query_args: AuditQuery) -> dict[str, Any] | Response:
     """Return a page of audit records, newest first, filtered; `format=csv` as a file.
