@@ -24,6 +24,7 @@ from app.openapi import install_openapi
 from app.routes import (
     ask,
     ask_stream,
+    audit,
     conversations,
     exports,
     feedback,
@@ -33,6 +34,7 @@ from app.routes import (
     runs,
     suggestions,
     training_data,
+    usage,
 )
 from app.streaming.runs import StreamRuns
 from config import Settings
@@ -95,6 +97,8 @@ def create_app(
     app.register_blueprint(page.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)
+    app.register_blueprint(audit.blueprint)
+    app.register_blueprint(usage.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(

@@ -49,6 +49,8 @@ def error_envelope(
     }
     if conversation_id:
         data["conversation_id"] = conversation_id
+    if "retry_after" in error.params:  # 429 QUOTA_EXCEEDED, 503 QUEUE_FULL: as Retry-After
+        data["retry_after"] = error.params["retry_after"]
     if extra:
         data.update(extra)
     body: dict[str, Any] = {

@@ -54,6 +54,7 @@ def error_response(error: ServiceError) -> Response:
     if is_openai_path(request.path):
         response = jsonify(openai_error_body(error))
         response.status_code = error.status
+        _add_retry_after(response, error)
         return response
     body = error_envelope(
         error,
@@ -66,9 +67,13 @@ def error_response(error: ServiceError) -> Response:
     body.update(getattr(g, "error_top_level_fields", {}))
     response = jsonify(body)
     response.status_code = error.status
-    if "retry_after" in error.params:  # e.g. 503 QUEUE_FULL
-        response.headers["Retry-After"] = str(error.params["retry_after"])
+    _add_retry_after(response, error)
     return response
+
+
+def _add_retry_after(response: Response, error: ServiceError) -> None:
+    if "retry_after" in error.params:  # e.g. 503 QUEUE_FULL, 429 QUOTA_EXCEEDED
+        response.headers["Retry-After"] = str(error.params["retry_after"])
 
 
 def register_error_handlers(app: Quart) -> None:

@@ -42,6 +42,11 @@ class EnvelopeOpenAPIProvider(OpenAPIProvider):
                 "text/event-stream": {"schema": sse_event_schema(envelope)},
                 "application/x-ndjson": {"schema": ndjson_line_schema(envelope)},
             }
+        elif getattr(model, "openapi_csv_alternative", None):
+            # `format=csv`: the same answer as a CSV file (e.g. GET /api/v0/audit).
+            response["content"]["text/csv"] = {
+                "schema": {"type": "string", "description": model.openapi_csv_alternative}
+            }
         elif getattr(model, "openapi_event_stream_alternative", False):
             response["content"]["text/event-stream"] = {
                 "schema": {

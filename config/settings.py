@@ -8,11 +8,13 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
 from config.quality_settings import QualitySettings
+from config.quota_settings import QuotaSettings
 
 
-class Settings(ClarifySettings, QualitySettings, BaseSettings):
+class Settings(ClarifySettings, QualitySettings, AuditSettings, QuotaSettings, BaseSettings):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(

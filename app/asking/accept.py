@@ -17,7 +17,8 @@ from typing import Any
 
 from quart import g, request
 
-from app.app_state import app_settings, stream_runs, thread_id_clock
+from app.app_state import agent_service, app_settings, stream_runs, thread_id_clock
+from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
@@ -66,8 +67,11 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 
 
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
-    """Like `accept`, and a new thread id is made unique across processes and hosts."""
-    return await with_unique_thread_id(accept(payload))
+    """Like `accept`, then the asker's quota; a new thread id is made unique everywhere."""
+    ask = accept(payload)
+    actor, scope = request_actor_and_scope(ask.user_id)
+    await admit_question(agent_service(), actor, scope, resume=ask.resume is not None)
+    return await with_unique_thread_id(ask)
 
 
 async def with_unique_thread_id(ask: AskRequest) -> AskRequest:

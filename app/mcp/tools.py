@@ -13,6 +13,7 @@ from typing import Any
 
 from app.asking.accept import with_service_pauses
 from app.asking.approval_data import approval_fields
+from app.asking.quotas import actor_for, admit_question
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
 from app.auth import ApiKey
@@ -58,6 +59,7 @@ class DataTools:
         }
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
         service = self.get_service()
+        await admit_question(service, actor_for(ask.user_id, key))
         if ask.is_new_thread and service.run_events is not None:
             # Reserved in the shared store, as the ask routes do: unique across processes.
             thread_id = await unique_new_thread_id(

@@ -14,6 +14,7 @@ from quart_schema import document_request, document_response
 from app.app_state import agent_service, app_settings, thread_id_clock
 from app.asking.accept import with_service_pauses, with_unique_thread_id
 from app.asking.bodies import read_json_object
+from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
@@ -72,7 +73,7 @@ async def list_models() -> dict[str, Any]:
 @blueprint.post("/v1/chat/completions")
 @document_request(ChatCompletionRequest)
 @document_response(ChatCompletion, 200)
-@_document_openai_errors(400, 401, 403, 404, 409, 413, 500, 503, 504)
+@_document_openai_errors(400, 401, 403, 404, 409, 413, 429, 500, 503, 504)
 async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, str]]:
     """Ask the last user message; the steps come as `reasoning_content`, then the answer.
 
@@ -81,7 +82,9 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     the X-Conversation-Id header and as `conversation_id`. `usage` sums the run's tokens.
     """
     body = parse_chat_request(await read_json_object(request))
-    ask = await with_unique_thread_id(await continued(accept_chat_request(body), body))
+    ask = accept_chat_request(body)
+    await admit_question(agent_service(), *request_actor_and_scope(ask.user_id))
+    ask = await with_unique_thread_id(await continued(ask, body))
     runner = agent_service().require_runner()
     run = await start_or_resume(runner, ask)
     g.conversation_id = ask.thread_id

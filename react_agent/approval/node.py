@@ -20,6 +20,7 @@ from langgraph.types import Send, interrupt
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, tables_read
 from react_agent.graph.node_names import APPROVE_SQL, TOOLS, UPDATE_STATE_AFTER_TOOL
 from react_agent.graph.state import AgentState
+from react_agent.runs.listener_reports import report_query
 from react_agent.tools.sql_guard import QueryRejected, check_query
 from react_agent.tools.sql_tools import RUN_SQL
 
@@ -127,6 +128,14 @@ class SqlApproval:
         action = answer.get("action")
         if action not in ("approve", "edit"):
             # Reject, or (failing closed) an answer that is no decision at all.
+            report_query(
+                str(call["args"].get("sql") or ""),
+                None,
+                self.dialect,
+                "rejected",
+                0.0,
+                reason=f"rejected by a person: {answer.get('comment') or 'no comment'}",
+            )
             return {
                 "messages": [rejection_message(call, answer.get("comment"))],
                 "sql_approval": {"approved": approved, "refused_edit": None},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -51,6 +52,15 @@ class RetrievalReporter(Protocol):
         """Report that `tool_name` was run for `query` before the model, finding `ids`."""
 
 
+class ModelCallReporter(Protocol):
+    """Tells the run's listeners of a model call (react_agent.runs.listener_reports)."""
+
+    def __call__(
+        self, model: str, outcome: str, seconds: float, usage: dict[str, Any] | None
+    ) -> None:
+        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens."""
+
+
 class HistoryHooks(Protocol):
     """What the nodes ask of the conversation history (react_agent.history.TurnHistory)."""
 
@@ -89,6 +99,8 @@ class AgentNodes:
         history: Turn blocks and what of them the model sees; None keeps no blocks.
         report_retrieval: Shows each retrieval in the run's events; None shows none.
         clarify: Whether the model has ask_user (a run may still turn asking off).
+        report_model_call: Tells the run's listeners of each model call; None tells none.
+        model_name: The configured model's name, for reports whose answer names none.
 
     """
 
@@ -104,6 +116,8 @@ class AgentNodes:
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
+    report_model_call: ModelCallReporter | None = None
+    model_name: str = ""
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -140,8 +154,24 @@ class AgentNodes:
             prompt += self.history.prompt_section(state)
         asks = self.clarify and clarify_requested(config)
         prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
-        response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
+        response = await self._invoke_model([SystemMessage(prompt), *context], config)
         return {"messages": [stamped(response)], **examples}
+
+    async def _invoke_model(self, messages: list[AnyMessage], config: RunnableConfig) -> Any:
+        """Call the model, reporting the call (model, outcome, time, tokens) when asked to."""
+        if self.report_model_call is None:
+            return await self.model.ainvoke(messages, config)
+        started = time.perf_counter()
+        try:
+            response = await self.model.ainvoke(messages, config)
+        except BaseException as exc:
+            outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
+            self.report_model_call(self.model_name, outcome, time.perf_counter() - started, None)
+            raise
+        model = (getattr(response, "response_metadata", None) or {}).get("model_name")
+        usage = getattr(response, "usage_metadata", None)
+        self.report_model_call(model or self.model_name, "ok", time.perf_counter() - started, usage)
+        return response
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
         """Retrieve the examples once per question (first model call); a failure costs none.

@@ -12,6 +12,10 @@ def _no_steps() -> int:
     return 0
 
 
+def _tell_no_one(event: Any) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class EventSink:
     """The running question's event log, and whether its client wants model tokens."""
@@ -22,6 +26,8 @@ class EventSink:
     """Nodes of the graph finished so far: the node running now is step `steps() + 1`."""
     subagent: dict[str, str] | None = None
     """`{id, description}` when the code runs in a sub-agent's graph (react_agent/subagents)."""
+    report: Callable[[Any], None] = _tell_no_one
+    """Tells the run's listeners of an event that is not for the log (runs/listeners)."""
 
 
 CURRENT_EVENT_SINK: ContextVar[EventSink | None] = ContextVar("run_event_sink", default=None)

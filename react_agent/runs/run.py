@@ -8,15 +8,22 @@ from collections.abc import AsyncIterator
 
 from react_agent.errors import ServiceError
 from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
+from react_agent.runs.listeners import RunListeners
 
 
 class Run:
     """One question being answered: a task, and the log of its events in order."""
 
-    def __init__(self, thread_id: str, lang: str | None) -> None:
+    def __init__(
+        self, thread_id: str, lang: str | None, listeners: RunListeners | None = None
+    ) -> None:
         self.run_id = uuid.uuid4().hex
         self.thread_id = thread_id
         self.lang = lang
+        self.listeners = listeners
+        """Told of every event (react_agent.runs.listeners); None tells no one."""
+        self.trace_id: str | None = None
+        """The trace of the request that started the run, when tracing is on."""
         self.events: list[RunEvent] = []
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: ServiceError | None = None
@@ -32,6 +39,13 @@ class Run:
         self.events.append(event)
         self._appended.set()
         self._appended = asyncio.Event()
+        if self.listeners is not None:
+            self.listeners.notify(self, event)
+
+    def report(self, event: object) -> None:
+        """Tell the listeners of an event that is not for the log (react_agent.runs.listeners)."""
+        if self.listeners is not None:
+            self.listeners.notify(self, event)
 
     async def follow(
         self, after: int = 0, *, idle_timeout: float | None = None

@@ -35,6 +35,7 @@ from react_agent.runs.events import (
     TokenStreamed,
 )
 from react_agent.runs.graph_io import answer_token, graph_input_for, tool_names
+from react_agent.runs.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.thread_locks import Release, ThreadLocks
@@ -65,10 +66,13 @@ class AgentRunner:
         durability: Durability = "sync",
         admission: Admission | None = None,
         check_answer: AnswerChecker | None = None,
+        listeners: RunListeners | None = None,
     ) -> None:
         self.graph = graph
         self.check_answer = check_answer
         """Matches a final answer's figures against its rows (ANSWER_CHECK), or None."""
+        self.listeners = listeners if listeners is not None else RunListeners()
+        """Told of every run's events (react_agent.runs.listeners): metrics, traces, audit."""
         self.admission = admission
         self.locks = locks
         self.recursion_limit = recursion_limit
@@ -118,7 +122,9 @@ class AgentRunner:
         release = await self._claim(thread_id, "reject" if resume else on_busy, ticket)
         if resume is not None and release is not None:
             await self._check_resume(thread_id, lang, resume, release, ticket)
-        run = Run(thread_id, lang)
+        run = Run(thread_id, lang, self.listeners)
+        # In the caller's context: a listener may take the request's trace as the parent.
+        run.report(RunAccepted(question, resume=resume is not None))
         if release is None:
             run.append(RunWaiting(thread_id, "thread_busy"))
             self.waiting.add(run)
@@ -293,7 +299,9 @@ class AgentRunner:
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
         # Sub-agents (react_agent/subagents) add their own events to the run through it.
-        CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens, lambda: len(path)))
+        CURRENT_EVENT_SINK.set(
+            EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
+        )
         async with asyncio.timeout(self.run_timeout):
             snapshot = await self.graph.aget_state(config)
             graph_input, tally = graph_input_for(snapshot, question, run.lang)

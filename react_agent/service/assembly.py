@@ -24,12 +24,15 @@ from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission import Admission
+from react_agent.runs.listener_reports import report_model_call, report_query
+from react_agent.runs.listeners import RunListeners
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
+from react_agent.service.ledger import open_ledger
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -99,6 +102,8 @@ async def open_agent_service(
             service.memory_problem = ServiceError(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
+        # Before the runs, so that it closes (writing the last audit records) after them.
+        service.ledger = await stack.enter_async_context(open_ledger(settings))
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
         for component, problem in service.problems.items():
@@ -131,6 +136,8 @@ async def _start_runs(
         )
     )
     service.runner = _build_runner(service, model, locks)
+    if service.ledger is not None:  # the audit trail and the token tally (AUDIT, QUOTA_*)
+        service.runner.listeners.add(service.ledger.listener)
     stack.push_async_callback(service.runner.aclose)
     if isinstance(service.run_events, PostgresRunEvents):
         # on_busy=interrupt reaches a question running in another process.
@@ -147,6 +154,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         preview_rows=settings.sql_preview_rows,
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
+        report_query=report_query,
     ) + build_history_tools(service.database.dialect)
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
@@ -164,6 +172,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         language_hint=settings.agent_language_hint,
         retriever=retriever,
         report_retrieval=report_retrieval,
+        report_model_call=report_model_call,
+        model_name=settings.llm_model,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),
@@ -193,4 +203,14 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         durability=settings.checkpoint_durability,
         admission=Admission(settings.runs_max_active, settings.runs_max_queued),
         check_answer=None if settings.answer_check == "off" else check_answer,
+        listeners=run_listeners(settings),
     )
+
+
+def run_listeners(settings: Settings) -> RunListeners:
+    """Return the listeners told of every run's events in this process (runs/listeners).
+
+    The one place they are registered: metrics, traces, the audit trail and quotas add
+    theirs here. Tests add their own with `service.runner.listeners.add(...)`.
+    """
+    return RunListeners()

@@ -16,6 +16,7 @@ from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
 from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
+from react_agent.service.ledger import Ledger
 
 
 @dataclass
@@ -37,6 +38,8 @@ class AgentService:
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
     model_calls: ModelCallOutcomes = field(default_factory=ModelCallOutcomes)
     """The outcome of the model's last call, for /ready (recorded by a callback, no call)."""
+    ledger: Ledger | None = None
+    """The audit trail and the quota counters; None when AUDIT and every quota are off."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

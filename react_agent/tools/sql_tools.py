@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
@@ -27,6 +28,27 @@ READ_RESULT = "read_result"
 MAX_READ_ROWS = 100
 
 
+TIMEOUT_MARK = "statement timeout"
+"""In the message of a QueryFailed that the backends raise when a query ran too long."""
+
+
+class QueryReporter(Protocol):
+    """Tells the run's listeners that a run_sql ended (react_agent.runs.listener_reports)."""
+
+    def __call__(
+        self,
+        sql: str,
+        sql_run: str | None,
+        backend: str,
+        outcome: Any,
+        seconds: float,
+        *,
+        reason: str | None = None,
+        row_count: int | None = None,
+    ) -> None:
+        """Report one query: ok, refused (with the guard's reason), error or timeout."""
+
+
 def build_sql_tools(
     database: SQLDatabase,
     *,
@@ -34,6 +56,7 @@ def build_sql_tools(
     preview_rows: int,
     timeout: float,
     allowed_tables: frozenset[str] | None = None,
+    report_query: QueryReporter | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -44,9 +67,12 @@ def build_sql_tools(
         timeout: Seconds a query may run.
         allowed_tables: Lower-case names of the tables the SQL may read and the tools
             show; None for every table (system catalogs are refused either way).
+        report_query: Told of each run_sql's end (for the run's listeners); None: no one.
 
     """
-    return SqlTools(database, row_limit, preview_rows, timeout, allowed_tables).as_tools()
+    return SqlTools(
+        database, row_limit, preview_rows, timeout, allowed_tables, report_query
+    ).as_tools()
 
 
 @dataclass(frozen=True)
@@ -62,6 +88,7 @@ class SqlTools:
     preview_rows: int
     timeout: float
     allowed_tables: frozenset[str] | None = None
+    report_query: QueryReporter | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -124,15 +151,19 @@ class SqlTools:
 
         If it fails, read the error, fix the query and try again.
         """
+        started = time.perf_counter()
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
         except QueryRejected as exc:
+            self._report(sql, None, "refused", started, reason=exc.reason)
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
         try:
             result = await self.database.run_query(
                 sql, row_limit=self.row_limit, timeout=self.timeout
             )
         except QueryFailed as exc:
+            outcome = "timeout" if TIMEOUT_MARK in str(exc) else "error"
+            self._report(sql, sql, outcome, started, reason=str(exc))
             return ToolMessage(
                 content=f"Error: {exc}",
                 tool_call_id=tool_call_id,
@@ -140,6 +171,7 @@ class SqlTools:
                 status="error",
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
+        self._report(sql, sql, "ok", started, row_count=result.total_row_count)
         return ToolMessage(
             content=f"result_id: {tool_call_id}\n" + describe_result(result, self.preview_rows),
             tool_call_id=tool_call_id,
@@ -152,6 +184,28 @@ class SqlTools:
                 "preview_row_count": min(len(result.rows), self.preview_rows),
             },
         )
+
+    def _report(
+        self,
+        sql: str,
+        sql_run: str | None,
+        outcome: str,
+        started: float,
+        *,
+        reason: str | None = None,
+        row_count: int | None = None,
+    ) -> None:
+        if self.report_query is not None:
+            seconds = time.perf_counter() - started
+            self.report_query(
+                sql,
+                sql_run,
+                self.database.dialect,
+                outcome,
+                seconds,
+                reason=reason,
+                row_count=row_count,
+            )
 
     async def read_result(
         self,

@@ -98,11 +98,14 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "json": {"user_id": user},
     },
     ("GET", "/api/v0/suggestions"): None,
+    ("GET", "/api/v0/audit"): None,
+    ("GET", "/api/v0/usage"): lambda user: {"params": {"user_id": user}},
 }
 OPEN_ROUTES = {("GET", "/health"), ("GET", "/ready"), ("GET", "/api/v0/ready")}
 ADMIN_ROUTES = {
     ("GET", "/api/v0/qa_feedback/stats"),
     ("POST", "/api/v0/qa_feedback/add_to_training"),
+    ("GET", "/api/v0/audit"),
     *((method, path) for method, path in ROUTE_REQUESTS if "/training_data/" in path),
 }
 """Routes that change or read every user's data: a key bound to users gets 403 there."""

@@ -1,0 +1,68 @@
+"""Admitting a question on every surface: who asks it (the actor), and their quotas.
+
+The sync and stream routes, the OpenAI-compatible route and the MCP tool `ask_data` call
+`admit_question` after validation and before the run starts. It makes the actor the
+current one (the run's listeners read it when the run is accepted: the audit records the
+asker) and takes one question from the asker's quota, or raises 429 QUOTA_EXCEEDED with
+`retry_after` (the Retry-After header, `data.retry_after`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from quart import g
+
+from app.auth import ApiKey
+from react_agent.access.actor import Actor
+from react_agent.access.current import CURRENT_ACTOR
+from react_agent.access.scope import Scope
+from react_agent.service import AgentService
+
+KEY_ID_CHARS = 12
+"""Hex digits of the SHA-256 of a key that name it in the audit (never the key itself)."""
+
+
+def api_key_id(key: ApiKey | None) -> str | None:
+    """Return a stable id of an API key that does not reveal it (None without keys)."""
+    if key is None:
+        return None
+    return "key-" + hashlib.sha256(key.secret).hexdigest()[:KEY_ID_CHARS]
+
+
+def actor_for(user_id: str, key: ApiKey | None) -> Actor:
+    """Return the actor of a request by `user_id` with `key` (no policy: no roles)."""
+    return Actor(user_id=user_id, key_id=api_key_id(key))
+
+
+def request_actor_and_scope(user_id: str) -> tuple[Actor, Scope | None]:
+    """Return the request's actor and scope as the accept path resolved them (on `g`).
+
+    Without them (no policy resolution ran), the actor of `user_id` with the request's
+    key, and no scope.
+    """
+    actor = getattr(g, "actor", None)
+    if not isinstance(actor, Actor) or actor.user_id != user_id:
+        return actor_for(user_id, getattr(g, "api_key", None)), None
+    return actor, getattr(g, "scope", None)
+
+
+async def admit_question(
+    service: AgentService, actor: Actor, scope: Scope | None = None, *, resume: bool = False
+) -> None:
+    """Make `actor` the current actor and take a question from their quota.
+
+    Args:
+        service: The agent service (its ledger holds the quotas, when on).
+        actor: Who asks (the accept path resolved them).
+        scope: What they may do; its role quota wins over the QUOTA_* settings.
+        resume: The request resumes a question already counted (an approval decision).
+
+    Raises:
+        ServiceError: 429 QUOTA_EXCEEDED with `retry_after` when the asker is over a quota.
+
+    """
+    CURRENT_ACTOR.set(actor)
+    ledger = service.ledger
+    if ledger is not None and ledger.quotas is not None:
+        await ledger.quotas.admit(actor.user_id, scope, question=not resume)

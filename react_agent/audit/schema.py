@@ -1,0 +1,53 @@
+"""The tables the audit and the quotas keep in the conversation database, per dialect."""
+
+from __future__ import annotations
+
+import asyncio
+
+from react_agent.audit.database import LedgerDatabase
+
+
+def _statements(id_column: str, amount_type: str) -> tuple[str, ...]:
+    return (
+        "CREATE TABLE IF NOT EXISTS audit_records ("
+        f"id {id_column}, record_id TEXT NOT NULL UNIQUE, at TEXT NOT NULL, key_id TEXT, "
+        "user_id TEXT NOT NULL, roles TEXT NOT NULL, thread_id TEXT, run_id TEXT, "
+        "question TEXT, model_sql TEXT, run_sql TEXT, tables TEXT NOT NULL, row_count "
+        "INTEGER, duration_ms INTEGER, outcome TEXT NOT NULL, reason TEXT, subagent TEXT)",
+        "CREATE INDEX IF NOT EXISTS audit_records_by_time ON audit_records (at)",
+        "CREATE INDEX IF NOT EXISTS audit_records_by_user ON audit_records (user_id, at)",
+        # One row per user, counter kind and window (the minute, the UTC day).
+        "CREATE TABLE IF NOT EXISTS quota_counters (user_id TEXT NOT NULL, kind TEXT NOT NULL, "
+        f"window_start TEXT NOT NULL, amount {amount_type} NOT NULL, "
+        "PRIMARY KEY (user_id, kind, window_start))",
+    )
+
+
+SCHEMA: dict[str, tuple[str, ...]] = {
+    "sqlite": _statements("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"),
+    "postgres": _statements("BIGSERIAL PRIMARY KEY", "BIGINT"),
+}
+"""Idempotent statements: a table or index already there is left as it is."""
+
+
+async def create_ledger_schema(database: LedgerDatabase) -> None:
+    """Create the audit's and the quotas' tables if they are missing (safe across workers)."""
+    await database.create_schema(SCHEMA[database.dialect])
+
+
+class SchemaOnce:
+    """Creates the tables on first use; a failure (database away) is retried on the next."""
+
+    def __init__(self, database: LedgerDatabase) -> None:
+        self.database = database
+        self.created = False
+        self._lock = asyncio.Lock()
+
+    async def ready(self) -> None:
+        """Create the tables unless done; raise the database's error if it cannot."""
+        if self.created:
+            return
+        async with self._lock:
+            if not self.created:
+                await create_ledger_schema(self.database)
+                self.created = True

@@ -1,0 +1,86 @@
+"""The graph's and the tools' reports of model calls and queries, told to the run's listeners.
+
+Given to the nodes and the SQL tools by react_agent/service/assembly.py (they know only
+their Protocols); outside a run, nothing happens. A sub-agent's report carries its tag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from react_agent.runs.event_sink import current_event_sink
+from react_agent.runs.listeners import ModelCalled, ModelOutcome, QueryFinished, QueryOutcome
+from react_agent.tools.sql_guard import QueryRejected, parse_statement
+
+
+def report_model_call(
+    model: str, outcome: ModelOutcome, seconds: float, usage: dict[str, Any] | None
+) -> None:
+    """Tell the run's listeners of one model call.
+
+    Args:
+        model: The model's name (as the server answered it, else as configured).
+        outcome: ok, error or cancelled.
+        seconds: How long the call took.
+        usage: The answer's `usage_metadata` (input_tokens, output_tokens), if any.
+
+    """
+    sink = current_event_sink()
+    if sink is None:
+        return
+    usage = usage or {}
+    sink.report(
+        ModelCalled(
+            model=model,
+            outcome=outcome,
+            seconds=seconds,
+            prompt_tokens=usage.get("input_tokens"),
+            completion_tokens=usage.get("output_tokens"),
+            subagent=sink.subagent,
+        )
+    )
+
+
+def report_query(
+    sql: str,
+    sql_run: str | None,
+    backend: str,
+    outcome: QueryOutcome,
+    seconds: float,
+    *,
+    reason: str | None = None,
+    row_count: int | None = None,
+) -> None:
+    """Tell the run's listeners that one run_sql ended (see QueryFinished for the fields)."""
+    sink = current_event_sink()
+    if sink is None:
+        return
+    sink.report(
+        QueryFinished(
+            sql=sql,
+            sql_run=sql_run,
+            backend=backend,
+            outcome=outcome,
+            seconds=seconds,
+            reason=reason,
+            tables=tables_read(sql_run, backend) if sql_run is not None else (),
+            row_count=row_count,
+            subagent=sink.subagent,
+        )
+    )
+
+
+def tables_read(sql: str, dialect: str) -> tuple[str, ...]:
+    """Return the lower-case names of the tables `sql` reads (the guard's cached parse)."""
+    try:
+        root = parse_statement(sql, dialect)
+    except QueryRejected:
+        return ()
+    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
+    names = {
+        ".".join(part for part in (table.db, table.name) if part).lower()
+        for table in root.find_all(exp.Table)
+    }
+    return tuple(sorted(names - ctes))

@@ -1,0 +1,127 @@
+"""Quotas on every surface: 429 QUOTA_EXCEEDED with Retry-After, and GET /api/v0/usage."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from app.app_state import agent_service_of
+from tests.support.live_server import ServiceClient, running_service
+from tests.support.mcp_client import http_session
+from tests.support.scripted_model import ScriptedChatModel, answer
+from tests.support.sse import open_stream
+
+NOW = datetime(2026, 3, 1, 10, 0, 30, tzinfo=UTC)
+"""The quotas' clock in these tests: 30 s before the minute ends."""
+ASK = "/api/v0/ask_react_agent"
+
+
+@pytest.fixture
+async def limited(settings) -> AsyncIterator[ServiceClient]:
+    model = ScriptedChatModel(default=answer("ok"))
+    limited_settings = settings.model_copy(update={"quota_questions_per_minute": 2})
+    async with running_service(limited_settings, model=model) as client:
+        agent_service_of(client.app).ledger.quotas.counters.clock = lambda: NOW
+        yield client
+
+
+async def use_up(client: ServiceClient, user: str) -> None:
+    for n in range(2):
+        response = await client.http.post(ASK, json={"question": f"q{n}", "user_id": user})
+        assert response.status_code == 200, response.text
+
+
+def assert_quota_envelope(body: dict, retry_after: int = 30) -> None:
+    assert body["success"] is False and body["code"] == 429
+    data = body["data"]
+    assert data["error_type"] == "QUOTA_EXCEEDED" and data["can_retry"] is True
+    assert data["retry_after"] == retry_after
+
+
+async def test_the_sync_api_answers_429_with_retry_after_and_the_legacy_error(limited):
+    await use_up(limited, "alice")
+    refused = await limited.http.post(ASK, json={"question": "q3", "user_id": "alice"})
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == "30"
+    body = refused.json()
+    assert_quota_envelope(body)
+    assert "quota" in body["error"]  # the legacy top-level error text
+    other = await limited.http.post(ASK, json={"question": "q", "user_id": "bob"})
+    assert other.status_code == 200  # a limit per user
+
+
+async def test_the_stream_sends_a_429_error_event_with_retry_after(limited):
+    await use_up(limited, "alice")
+    async with open_stream(limited.http, json={"question": "q3", "user_id": "alice"}) as (
+        response,
+        events,
+    ):
+        assert response.status_code == 200  # errors before a run are events, as documented
+        assert response.headers["Retry-After"] == "30"
+        shown = [event async for event in events]
+    assert [e.type for e in shown] == ["error", "end"]
+    assert_quota_envelope(shown[0].envelope)
+
+
+async def test_the_openai_route_answers_429_rate_limit_error_with_retry_after(limited):
+    await use_up(limited, "alice")
+    refused = await limited.http.post(
+        "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "q3"}], "user": "alice"},
+    )
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == "30"
+    error = refused.json()["error"]
+    assert error["type"] == "rate_limit_error" and error["code"] == "quota_exceeded"
+
+
+async def test_mcp_ask_data_reports_the_quota_as_a_tool_error(limited):
+    await use_up(limited, "alice")
+    async with http_session(limited.base_url) as session:
+        result = await session.call_tool("ask_data", {"question": "q3", "user_id": "alice"})
+    assert result.is_error
+    text = result.content[0].text
+    assert "QUOTA_EXCEEDED: quota exceeded: 2 questions per minute" in text and "30 s" in text
+
+
+async def test_usage_shows_the_callers_questions_limits_and_resets(limited):
+    await use_up(limited, "alice")
+    response = await limited.http.get("/api/v0/usage", params={"user_id": "alice"})
+    assert response.status_code == 200, response.text
+    usage = response.json()["data"]
+    assert usage["user_id"] == "alice" and usage["quotas_enabled"] is True
+    assert usage["questions_this_minute"] == 2
+    assert usage["limits"] == {"questions_per_minute": 2, "tokens_per_day": None}
+    assert usage["resets"] == {
+        "questions_per_minute": "2026-03-01T10:01:00Z",
+        "tokens_per_day": "2026-03-02T00:00:00Z",
+    }
+
+
+async def test_tokens_of_a_day_are_tallied_from_the_model_calls_and_then_refuse(settings):
+    model = ScriptedChatModel(default=answer("ok"))
+    model.default = answer("ok")
+    model.default.usage_metadata = {"input_tokens": 60, "output_tokens": 10, "total_tokens": 70}
+    limited_settings = settings.model_copy(update={"quota_tokens_per_day": 100})
+    async with running_service(limited_settings, model=model) as client:
+        ledger = agent_service_of(client.app).ledger
+        for n in range(2):  # 0 then 70 tokens used: both under 100
+            response = await client.http.post(ASK, json={"question": f"q{n}", "user_id": "ann"})
+            assert response.status_code == 200, response.text
+            await ledger.tally.flush()
+        usage = (await client.http.get("/api/v0/usage", params={"user_id": "ann"})).json()
+        assert usage["data"]["tokens_today"] == 140
+        refused = await client.http.post(ASK, json={"question": "q", "user_id": "ann"})
+        assert refused.status_code == 429
+        assert refused.json()["data"]["error_type"] == "QUOTA_EXCEEDED"
+        assert 0 < int(refused.headers["Retry-After"]) <= 86400
+
+
+async def test_with_quotas_off_usage_shows_no_limits(service):
+    response = await service.http.get("/api/v0/usage")
+    usage = response.json()["data"]
+    assert response.status_code == 200
+    assert usage["user_id"] == "guest" and usage["quotas_enabled"] is False
+    assert usage["limits"] == {"questions_per_minute": None, "tokens_per_day": None}
