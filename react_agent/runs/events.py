@@ -33,6 +33,8 @@ class RunResult:
     """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
     question: str = ""
     """The question the run answered (the chart rules read whether it asks for a share)."""
+    trace_id: str | None = None
+    """The trace of the request that asked it, when tracing is on (react_agent_meta.trace_id)."""
 
 
 @dataclass(frozen=True)

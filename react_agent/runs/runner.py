@@ -20,6 +20,7 @@ from react_agent.approval.pending import (
     describe_interrupt,
 )
 from react_agent.errors import ServiceError, classify_exception
+from react_agent.observability.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
@@ -115,6 +116,7 @@ class AgentRunner:
         if resume is not None and release is not None:
             await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang, self.listeners)
+        run.trace_id = current_trace_id()
         # In the caller's context: a listener may take the request's trace as the parent.
         run.report(RunAccepted(question, resume=resume is not None))
         if release is None:
@@ -280,6 +282,10 @@ class AgentRunner:
         config = self.config_for(run.thread_id, run.lang, approve_sql or resuming)
         path: list[str] = []
         approval: dict[str, Any] | None = None
+        # The run's task has a fresh context: its logs carry the run's own ids.
+        user_id = run.thread_id.split(":", 1)[0]
+        bind_log_ids(run_id=run.run_id, thread_id=run.thread_id, user_id=user_id)
+        bind_log_ids(trace_id=run.trace_id)
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
         # Sub-agents (react_agent/subagents) add their own events to the run through it.
@@ -318,4 +324,5 @@ class AgentRunner:
             usage=work.usage(),
             question=question if isinstance(question, str) else "",
             approval=approval,
+            trace_id=run.trace_id,
         )
