@@ -239,6 +239,10 @@ class AgentRunner:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
         )
+        # The run's task has a fresh context: its log lines carry the run's own ids.
+        user_id = run.thread_id.split(":", 1)[0]
+        bind_log_ids(run_id=run.run_id, thread_id=run.thread_id, user_id=user_id)
+        bind_log_ids(trace_id=run.trace_id)
         try:
             if release is None:
                 release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
@@ -273,6 +277,7 @@ class AgentRunner:
                     await release()
             finally:
                 run.append(final)
+                logger.info("run ended: %s", _describe_end(final))
 
     async def _answer(
         self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, approve_sql: bool
@@ -282,10 +287,6 @@ class AgentRunner:
         config = self.config_for(run.thread_id, run.lang, approve_sql or resuming)
         path: list[str] = []
         approval: dict[str, Any] | None = None
-        # The run's task has a fresh context: its logs carry the run's own ids.
-        user_id = run.thread_id.split(":", 1)[0]
-        bind_log_ids(run_id=run.run_id, thread_id=run.thread_id, user_id=user_id)
-        bind_log_ids(trace_id=run.trace_id)
         # The thread is claimed, so the run has started: say so before any slower step.
         run.append(RunStarted(run.thread_id))
         # Sub-agents (react_agent/subagents) add their own events to the run through it.
@@ -326,3 +327,10 @@ class AgentRunner:
             approval=approval,
             trace_id=run.trace_id,
         )
+
+
+def _describe_end(final: RunFinished | RunFailed) -> str:
+    """Return how a run ended, for its one log line (ids come from the log context)."""
+    if isinstance(final, RunFailed):
+        return f"{final.error.status} {final.error.error_type}"
+    return "awaiting approval" if final.result.approval is not None else "answered"
