@@ -15,13 +15,15 @@ CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
 INTERRUPTED_ERRORS = frozenset({"RUN_INTERRUPTED"})
 
 # The guard's refusal sentences (react_agent/tools/sql_guard.py) → a bounded label value.
+# Parse errors first: their sentence quotes the query, which may contain any other words.
 REFUSAL_REASONS = (
+    ("could not be parsed", "syntax"),
+    ("could not be read", "syntax"),
     ("not in the allowed list", "table_not_allowed"),
     ("system table", "system_catalog"),
     ("database-qualified", "qualified_name"),
     ("only one statement", "multiple_statements"),
     ("the query is empty", "empty"),
-    ("could not be read", "syntax"),
     ("locking clauses", "locking"),
     ("unicode-escaped", "unicode_name"),
     ("function ", "function"),

@@ -57,6 +57,12 @@ def configure_tracing(settings: Settings) -> None:
             provider.add_span_processor(BatchSpanProcessor(exporter))
 
 
+def flush_traces(timeout_ms: int = 10_000) -> bool:
+    """Export every finished span now; False when they did not all go out in time."""
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, TracerProvider) or provider.force_flush(timeout_ms)
+
+
 def tracer() -> trace.Tracer:
     """Return the service's tracer."""
     return trace.get_tracer(TRACER_NAME)

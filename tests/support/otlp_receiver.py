@@ -107,3 +107,14 @@ def otlp_receiver() -> Iterator[OTLPReceiver]:
     finally:
         receiver._server.shutdown()
         receiver._server.server_close()
+
+
+def main() -> None:
+    """`python -m tests.support.otlp_receiver`: print OTLP_ENDPOINT=URL, receive until killed."""
+    receiver = OTLPReceiver()
+    print(f"OTLP_ENDPOINT={receiver.url}", flush=True)
+    receiver._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
