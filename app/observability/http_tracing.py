@@ -22,12 +22,13 @@ TRACE_ID_HEADER = "X-Trace-Id"
 
 def install_http_tracing(app: Quart) -> None:
     """Open a server span per request and end it with the response's status."""
+    request_tracer = tracer()  # once: get_tracer builds a new Tracer on every call
 
     @app.before_request
     async def start_request_span() -> None:
         parent = propagate.extract(request.headers)
         rule = request.url_rule.rule if request.url_rule is not None else request.path
-        span = tracer().start_span(
+        span = request_tracer.start_span(
             f"{request.method} {rule}",
             context=parent,
             kind=SpanKind.SERVER,

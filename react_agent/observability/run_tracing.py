@@ -15,7 +15,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
 from react_agent.observability.run_metrics import run_outcome
 from react_agent.observability.span_attributes import (
@@ -73,6 +73,8 @@ class RunTracing:
 
     def __init__(self) -> None:
         self._runs: dict[str, _RunTrace] = {}
+        # Once: the SDK builds a new Tracer (and compares scopes) on every get_tracer.
+        self._tracer = tracer()
 
     def on_run_event(self, run: ListenedRun, event: Any) -> None:
         """Note the event; at the run's end, write its spans."""
@@ -92,7 +94,7 @@ class RunTracing:
             self._node_finished(noted, event, now)
         elif isinstance(event, RunFinished | RunFailed):
             del self._runs[run.run_id]
-            _write_run(run, noted, event, now)
+            _write_run(self._tracer, run, noted, event, now)
 
     def _node_finished(self, noted: _RunTrace, event: NodeFinished, now: int) -> None:
         lane = _lane(event.subagent)
@@ -116,10 +118,10 @@ def _lane(subagent: dict[str, str] | None) -> str:
 
 
 def _write_run(
-    run: ListenedRun, noted: _RunTrace, event: RunFinished | RunFailed, now: int
+    tracer: Tracer, run: ListenedRun, noted: _RunTrace, event: RunFinished | RunFailed, now: int
 ) -> None:
     outcome = run_outcome(event)
-    span = tracer().start_span(
+    span = tracer.start_span(
         "invoke_agent sql_react_agent",
         context=noted.parent,
         kind=SpanKind.INTERNAL,
@@ -139,32 +141,34 @@ def _write_run(
             span.set_status(Status(StatusCode.ERROR, event.error.detail))
     parent = trace.set_span_in_context(span)
     for node in noted.nodes:
-        _write_node(node, parent)
+        _write_node(tracer, node, parent)
     # What a cancelled or failed run left unfinished belongs to the run itself.
     for subagent in noted.unplaced:
-        _write_subagent(subagent, parent, now)
+        _write_subagent(tracer, subagent, parent, now)
     for lane_calls in noted.pending.values():
-        _write_calls(lane_calls, parent)
+        _write_calls(tracer, lane_calls, parent)
     span.end(end_time=now)
 
 
-def _write_node(node: _Node, parent: otel_context.Context) -> None:
-    span = tracer().start_span(
+def _write_node(tracer: Tracer, node: _Node, parent: otel_context.Context) -> None:
+    span = tracer.start_span(
         f"node {node.name}",
         context=parent,
         start_time=node.start,
         attributes={"langgraph.node": node.name, "langgraph.step": node.step},
     )
     inside = trace.set_span_in_context(span)
-    _write_calls(node.calls, inside)
+    _write_calls(tracer, node.calls, inside)
     for subagent in node.subagents:
-        _write_subagent(subagent, inside, node.end)
+        _write_subagent(tracer, subagent, inside, node.end)
     span.end(end_time=node.end)
 
 
-def _write_subagent(subagent: _Subagent, parent: otel_context.Context, end: int) -> None:
+def _write_subagent(
+    tracer: Tracer, subagent: _Subagent, parent: otel_context.Context, end: int
+) -> None:
     last = subagent.nodes[-1].end if subagent.nodes else end
-    span = tracer().start_span(
+    span = tracer.start_span(
         "invoke_agent sql_subagent",
         context=parent,
         start_time=subagent.start,
@@ -177,15 +181,17 @@ def _write_subagent(subagent: _Subagent, parent: otel_context.Context, end: int)
     )
     inside = trace.set_span_in_context(span)
     for node in subagent.nodes:
-        _write_node(node, inside)
+        _write_node(tracer, node, inside)
     span.end(end_time=last)
 
 
-def _write_calls(calls: list[tuple[int, Any]], parent: otel_context.Context) -> None:
+def _write_calls(
+    tracer: Tracer, calls: list[tuple[int, Any]], parent: otel_context.Context
+) -> None:
     for end, event in calls:
         start = end - int(event.seconds * 1e9)
         if isinstance(event, ModelCalled):
-            span = tracer().start_span(
+            span = tracer.start_span(
                 f"chat {event.model}",
                 context=parent,
                 kind=SpanKind.CLIENT,
@@ -194,7 +200,7 @@ def _write_calls(calls: list[tuple[int, Any]], parent: otel_context.Context) -> 
             )
             failed = event.outcome == "error"
         else:
-            span = tracer().start_span(
+            span = tracer.start_span(
                 query_span_name(event),
                 context=parent,
                 kind=SpanKind.CLIENT,
