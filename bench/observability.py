@@ -10,8 +10,9 @@ request as a collector would). Questions go through `AgentRunner.start` and its 
 (bench/drivers/graph.py `runner_question`: what the routes do, less HTTP) at a fixed
 concurrency; rounds alternate the order of the sides so that the machine's other load
 falls on all of them. Prints each round, each side's median questions/s, the ratios to
-`none` (targets: metrics ≥ 0.97, metrics + traces ≥ 0.90) and the CPU time per question
-(the steadier figure on a shared machine).
+`none` (targets: metrics ≥ 0.97, metrics + traces ≥ 0.90), the CPU time per question,
+and the listeners' own CPU time per question, from a replay of one recorded question's
+events (the steadiest figure on a shared machine). Figures: bench/observability.md.
 """
 
 from __future__ import annotations
