@@ -211,3 +211,34 @@ async def test_without_metrics_there_is_no_metrics_route(settings, model):
     async with running_service(settings, model=model) as client:
         response = await client.http.get("/metrics")
     assert response.status_code == 404
+
+
+async def test_a_question_beyond_the_queue_is_counted_as_an_admission_rejection(settings, model):
+    model.replies = [answer("第一个"), answer("第二个")]
+    model.gates[0], model.entered[0] = asyncio.Event(), asyncio.Event()
+    on = settings.model_copy(update={"metrics": True, "runs_max_active": 1, "runs_max_queued": 1})
+    async with running_service(on, model=model) as client:
+        before = await scrape(client)
+        first = asyncio.create_task(client.ask(question="一", user_id="wang1"))
+        await model.entered[0].wait()  # the one slot is taken
+        async with open_stream(client.http, json={"question": "二", "thread_id": "w2:1"}) as (
+            _,
+            second,
+        ):
+            shown = [await anext(second), await anext(second)]
+            assert shown[1].data["node"] == "__queued__"  # the queue's one place is taken
+            status, body = await client.ask(question="三", user_id="wang3")
+            during = await scrape(client)
+            model.gates[0].set()
+            rest = [event async for event in second]
+        assert (await first)[0] == 200 and rest[-2].type == "completed"
+        after = await scrape(client)
+
+    assert status == 503 and body["data"]["error_type"] == "QUEUE_FULL"
+    assert during[("sqlagent_runs_active", frozenset())] == 1
+    assert during[("sqlagent_runs_queued", frozenset())] == 1
+    changes = moved(before, after)
+    assert changes[("sqlagent_admission_rejections_total", (("reason", "queue_full"),))] == 1
+    assert changes[("sqlagent_runs_started_total", ())] == 2  # the refused one never ran
+    assert changes[("sqlagent_runs_finished_total", (("outcome", "completed"),))] == 2
+    assert after[("sqlagent_runs_queued", frozenset())] == 0
