@@ -184,7 +184,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
             ),
         ]
         nodes = replace(nodes, model=model.bind_tools(tools))
-    approval = SqlApproval(service.database.dialect, settings.allowed_tables)
+    approval = SqlApproval(service.database.dialect, settings.allowed_tables, report_query)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(
         graph,
