@@ -9,7 +9,7 @@ import httpx
 from prometheus_client import multiprocess
 
 from tests.app.observability.test_metrics import parse_metrics
-from tests.support.service_process import start_service_process, start_stub_llm
+from tests.support.service_process import free_port, start_service_process, start_stub_llm
 
 QUESTIONS = 12
 ASK = "/api/v0/ask_react_agent"
@@ -67,3 +67,29 @@ def test_two_workers_metrics_are_summed(postgres_database: str, tmp_path: Path):
     assert len(per_worker) == 2, per_worker
     assert sum(per_worker.values()) == after[started]
     assert after[("sqlagent_runs_active", frozenset())] == 0
+
+
+def test_metrics_port_serves_metrics_without_a_key_and_the_api_port_does_not(tmp_path: Path):
+    port = free_port()
+    with (
+        start_stub_llm() as llm_url,
+        start_service_process(
+            {
+                "OPENAI_BASE_URL": llm_url,
+                "METRICS": "on",
+                "METRICS_PORT": str(port),
+                "API_KEYS": "metrics-port-key",
+            },
+            tmp_path,
+        ) as base_url,
+    ):
+        on_api_port = httpx.get(
+            f"{base_url}/metrics", headers={"Authorization": "Bearer metrics-port-key"}
+        )
+        scraped = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=30)
+
+    assert on_api_port.status_code == 404
+    assert scraped.status_code == 200
+    samples = parse_metrics(scraped.text)
+    health = ("method", "GET"), ("route", "/health"), ("status", "200")
+    assert samples[("sqlagent_http_requests_total", frozenset(health))] >= 1
