@@ -19,6 +19,7 @@ from app.auth import install_api_keys, load_api_keys
 from app.errors import register_error_handlers
 from app.mcp.server import build_mcp_server
 from app.mcp.tools import DataTools
+from app.observability.setup import install_observability, open_streams_gauge
 from app.openai_compat import routes as openai_routes
 from app.openapi import install_openapi
 from app.routes import (
@@ -73,6 +74,7 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     install_app_state(app, settings)
+    install_observability(app, settings)  # first: its hooks see every request
     exit_stack = AsyncExitStack()
 
     @app.before_serving
@@ -82,7 +84,9 @@ def create_app(
         )
         set_agent_service(app, service)
         store = service.run_events or InProcessRunEvents(settings.run_events_ttl)
-        set_stream_runs(app, StreamRuns(store, settings.stream_resume_grace))
+        set_stream_runs(
+            app, StreamRuns(store, settings.stream_resume_grace, open_streams_gauge(settings))
+        )
 
     @app.after_serving
     async def stop_agent() -> None:

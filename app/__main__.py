@@ -7,6 +7,7 @@ import logging
 import sys
 
 from app.binding import AddressUnavailable
+from app.observability.metrics_processes import prepare_worker_metrics, serve_metrics_port
 from app.serving import hypercorn_config, run_event_loop, serve_forever
 from app.workers import refusal_for_workers, serve_workers
 from config import Settings
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     if refusal is not None:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
+    prepare_worker_metrics(settings)  # before any worker starts and imports the metrics
+    serve_metrics_port(settings)
     try:
         if settings.workers <= 1:
             run_event_loop(serve_forever(settings))

@@ -51,6 +51,7 @@ def request_lang() -> str:
 
 def error_response(error: ServiceError) -> Response:
     """Return the envelope response of `error` (OpenAI's error format on /v1 routes)."""
+    g.error_type = error.error_type  # for the metrics' admission rejections
     if is_openai_path(request.path):
         response = jsonify(openai_error_body(error))
         response.status_code = error.status

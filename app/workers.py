@@ -12,6 +12,7 @@ from typing import Any
 from hypercorn.config import Config, Sockets
 
 from app.binding import bind_sockets
+from app.observability.metrics_processes import forget_worker
 from app.serving import run_event_loop, serve_forever
 from config import Settings
 from react_agent.databases.urls import database_kind
@@ -64,6 +65,8 @@ def serve_workers(settings: Settings, config: Config) -> int:
         wait([process.sentinel for process in workers])
         for index, process in enumerate(workers):
             if not process.is_alive() and not stopping:
+                if process.pid is not None:
+                    forget_worker(settings, process.pid)
                 logger.warning(
                     "worker %s exited (%s); starting another", process.pid, process.exitcode
                 )

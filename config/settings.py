@@ -10,11 +10,19 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
+from config.observability_settings import ObservabilitySettings
 from config.quality_settings import QualitySettings
 from config.quota_settings import QuotaSettings
 
 
-class Settings(ClarifySettings, QualitySettings, AuditSettings, QuotaSettings, BaseSettings):
+class Settings(
+    ClarifySettings,
+    QualitySettings,
+    AuditSettings,
+    QuotaSettings,
+    ObservabilitySettings,
+    BaseSettings,
+):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(

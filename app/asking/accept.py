@@ -24,6 +24,7 @@ from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import Settings, resolve_lang
+from react_agent.observability.log_context import bind_log_ids
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
 """The Warning header of an answer to a request whose two differing ids named the thread."""
@@ -42,6 +43,7 @@ def accept(payload: dict[str, Any]) -> AskRequest:
         ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
     authorize_user(ask.user_id)
+    bind_log_ids(user_id=ask.user_id, thread_id=ask.thread_id)  # the request's log lines
     ask = with_service_pauses(ask, app_settings())
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id

@@ -51,9 +51,13 @@ class StreamRuns:
 
     """
 
-    def __init__(self, store: RunEventStore, resume_grace: float) -> None:
+    def __init__(
+        self, store: RunEventStore, resume_grace: float, open_streams: Any | None = None
+    ) -> None:
         self.store = store
         self.resume_grace = resume_grace
+        self.open_streams = open_streams
+        """A gauge (inc/dec) of the streams following a run here, when metrics are on."""
         self._followers: dict[str, int] = {}
         self._runs: dict[str, Run] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -76,12 +80,16 @@ class StreamRuns:
 
     async def _counted(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
         self._attach(run_id)
+        if self.open_streams is not None:
+            self.open_streams.inc()
         try:
             async for batch in self.store.follow_batches(
                 run_id, after, idle_timeout=heartbeat, on_abandoned=abandoned_run_envelopes
             ):
                 yield batch
         finally:
+            if self.open_streams is not None:
+                self.open_streams.dec()
             self._detach(run_id)
 
     async def _copy_events(self, run: Run, ctx: StreamContext) -> None:

@@ -20,9 +20,8 @@ from langgraph.types import Send, interrupt
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, tables_read
 from react_agent.graph.node_names import APPROVE_SQL, TOOLS, UPDATE_STATE_AFTER_TOOL
 from react_agent.graph.state import AgentState
-from react_agent.runs.listener_reports import report_query
 from react_agent.tools.sql_guard import QueryRejected, check_query
-from react_agent.tools.sql_tools import RUN_SQL
+from react_agent.tools.sql_tools import RUN_SQL, QueryReporter
 
 APPROVE_SQL_FLAG = "approve_sql"
 """Key in the run's configurable that turns approval on for the run."""
@@ -55,11 +54,14 @@ class SqlApproval:
     Args:
         dialect: The sqlglot dialect edits are checked in.
         allowed_tables: The tables the SQL may read (None for all), as the guard uses them.
+        report_query: Told of each query a person rejected, and of each edit the guard
+            refused (for the run's listeners); None tells no one.
 
     """
 
     dialect: str
     allowed_tables: frozenset[str] | None = None
+    report_query: QueryReporter | None = None
 
     def route_after_prepare(self, state: AgentState, config: RunnableConfig) -> str:
         """Go to approve_sql when the run asks for approval and a query awaits it."""
@@ -128,14 +130,10 @@ class SqlApproval:
         action = answer.get("action")
         if action not in ("approve", "edit"):
             # Reject, or (failing closed) an answer that is no decision at all.
-            report_query(
-                str(call["args"].get("sql") or ""),
-                None,
-                self.dialect,
-                "rejected",
-                0.0,
-                reason=f"rejected by a person: {answer.get('comment') or 'no comment'}",
-            )
+            if self.report_query is not None:
+                reason = answer.get("comment") or "rejected at approval"
+                sql = call["args"].get("sql") or ""
+                self.report_query(sql, None, self.dialect, "rejected", 0.0, reason=reason)
             return {
                 "messages": [rejection_message(call, answer.get("comment"))],
                 "sql_approval": {"approved": approved, "refused_edit": None},
@@ -147,6 +145,8 @@ class SqlApproval:
                 check_query(sql, self.dialect, self.allowed_tables)
             except QueryRejected as exc:
                 # Counted like any refused query; the same call waits for a person again.
+                if self.report_query is not None:
+                    self.report_query(sql, None, self.dialect, "refused", 0.0, reason=exc.reason)
                 refused = {"tool_call_id": call["id"], "sql": sql, "reason": exc.reason}
                 return {
                     "sql_approval": {"approved": approved, "refused_edit": refused},

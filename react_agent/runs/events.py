@@ -36,6 +36,8 @@ class RunResult:
     answer_check: dict[str, Any] | None = None
     """The answer's figures matched against its rows (react_agent/results/answer_check), or
     None when ANSWER_CHECK is off."""
+    trace_id: str | None = None
+    """The trace of the request that asked it, when tracing is on (react_agent_meta.trace_id)."""
 
 
 @dataclass(frozen=True)

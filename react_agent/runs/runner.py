@@ -21,6 +21,7 @@ from react_agent.approval.pending import (
 )
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.nodes import CLARIFY_FLAG
+from react_agent.observability.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
@@ -123,6 +124,7 @@ class AgentRunner:
         if resume is not None and release is not None:
             await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang, self.listeners)
+        run.trace_id = current_trace_id()
         # In the caller's context: a listener may take the request's trace as the parent.
         run.report(RunAccepted(question, resume=resume is not None))
         if release is None:
@@ -252,6 +254,10 @@ class AgentRunner:
         final: RunFinished | RunFailed = RunFailed(
             ServiceError(503, "RUN_CANCELLED", "the run was cancelled")
         )
+        # The run's task has a fresh context: its log lines carry the run's own ids.
+        user_id = run.thread_id.split(":", 1)[0]
+        bind_log_ids(run_id=run.run_id, thread_id=run.thread_id, user_id=user_id)
+        bind_log_ids(trace_id=run.trace_id)
         try:
             if release is None:
                 release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
@@ -286,6 +292,7 @@ class AgentRunner:
                     await release()
             finally:
                 run.append(final)
+                logger.info("run ended: %s", _describe_end(final))
 
     async def _answer(
         self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, flags: RunFlags
@@ -339,4 +346,12 @@ class AgentRunner:
             answer_check=review_answer(
                 self.check_answer, result.answer, asked, history, work.records_read, work.sqls
             ),
+            trace_id=run.trace_id,
         )
+
+
+def _describe_end(final: RunFinished | RunFailed) -> str:
+    """Return how a run ended, for its one log line (ids come from the log context)."""
+    if isinstance(final, RunFailed):
+        return f"{final.error.status} {final.error.error_type}"
+    return "awaiting approval" if final.result.approval is not None else "answered"

@@ -95,6 +95,10 @@ async def open_agent_service(
             service.problems["checkpointer"] = ServiceError(
                 503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
             )
+        if settings.metrics and service.checkpointer is not None:
+            from react_agent.observability.checkpoint_timing import time_checkpoint_writes
+
+            time_checkpoint_writes(service.checkpointer)
         try:
             service.memory = await stack.enter_async_context(open_memory(settings))
         except Exception as exc:
@@ -193,7 +197,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         # The main agent may pause a question to ask the person (runs say when it may).
         tools = [*tools, build_ask_user_tool(settings.clarify_max)]
         nodes = replace(nodes, model=model.bind_tools(tools).with_config(observed), clarify=True)
-    approval = SqlApproval(service.database.dialect, settings.allowed_tables)
+    approval = SqlApproval(service.database.dialect, settings.allowed_tables, report_query)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(
         graph,
@@ -211,6 +215,20 @@ def run_listeners(settings: Settings) -> RunListeners:
     """Return the listeners told of every run's events in this process (runs/listeners).
 
     The one place they are registered: metrics, traces, the audit trail and quotas add
-    theirs here. Tests add their own with `service.runner.listeners.add(...)`.
+    theirs here. Tests add their own with `service.runner.listeners.add(...)`. What is
+    off is not even imported (docs/observability.md).
     """
-    return RunListeners()
+    listeners = RunListeners()
+    if settings.metrics:
+        from react_agent.observability.metrics import process_metrics
+        from react_agent.observability.run_metrics import RunMetrics
+
+        listeners.add(RunMetrics(process_metrics()))
+    if settings.otel_traces_exporter or settings.otel_exporter_otlp_endpoint:
+        from react_agent.observability.run_tracing import RunTracing
+        from react_agent.observability.tracing import configure_tracing, tracing_enabled
+
+        if tracing_enabled(settings):
+            configure_tracing(settings)
+            listeners.add(RunTracing())
+    return listeners

@@ -53,6 +53,7 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
                 "OPENAI_API_KEY": LLM_API_KEY,
                 "API_KEYS": SERVICE_KEY,
                 "AUDIT": "on",  # the audit folder reads the records of the earlier questions
+                "METRICS": "on",  # the observability folder reads /metrics
             },
             tmp_path,
         ) as base_url,

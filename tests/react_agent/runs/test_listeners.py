@@ -6,6 +6,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError
 from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
 from react_agent.runs.listener_reports import tables_read
@@ -153,3 +154,25 @@ def test_a_failing_listener_does_not_stop_the_next_one():
 def test_the_tables_a_query_reads_leave_out_its_ctes():
     sql = "WITH t AS (SELECT * FROM sales.orders) SELECT * FROM t JOIN regions r ON 1=1"
     assert tables_read(sql, "postgres") == ("regions", "sales.orders")
+
+
+async def test_a_query_a_person_rejects_at_approval_is_reported_rejected(open_service):
+    model = ScriptedChatModel(replies=[call_tool("run_sql", sql=SQL), answer("好的，不查了")])
+    recorder = Recorder()
+    async with open_service(model) as service:
+        service.runner.listeners.add(recorder)
+        waiting = await (await service.runner.start("q", "ann:l4", approve_sql=True)).result()
+        decision = ApprovalDecision(
+            waiting.approval["interrupt_id"], "reject", comment="not this table"
+        )
+        resumed = await (await service.runner.start("", "ann:l4", resume=decision)).result()
+
+    assert resumed.answer == "好的，不查了"
+    (query,) = recorder.of(QueryFinished)
+    assert (query.sql, query.sql_run, query.outcome, query.reason) == (
+        SQL,
+        None,
+        "rejected",
+        "not this table",
+    )
+    assert [accepted.resume for accepted in recorder.of(RunAccepted)] == [False, True]

@@ -1,0 +1,110 @@
+"""The metrics of runs, model calls and queries: a listener on the run events."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from react_agent.memory.retrieval import SEARCH_EXAMPLES
+from react_agent.observability.metrics import ServiceMetrics
+from react_agent.runs.events import RunFailed, RunFinished, RunStarted, RunWaiting
+from react_agent.runs.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
+from react_agent.runs.tool_events import ToolReturned
+
+CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
+INTERRUPTED_ERRORS = frozenset({"RUN_INTERRUPTED"})
+
+# The guard's refusal sentences (react_agent/tools/sql_guard.py) → a bounded label value.
+# Parse errors first: their sentence quotes the query, which may contain any other words.
+REFUSAL_REASONS = (
+    ("could not be parsed", "syntax"),
+    ("could not be read", "syntax"),
+    ("not in the allowed list", "table_not_allowed"),
+    ("system table", "system_catalog"),
+    ("database-qualified", "qualified_name"),
+    ("only one statement", "multiple_statements"),
+    ("the query is empty", "empty"),
+    ("locking clauses", "locking"),
+    ("unicode-escaped", "unicode_name"),
+    ("function ", "function"),
+    ("select … into", "write"),
+    ("read-only", "write"),
+)
+
+
+def refusal_reason(sentence: str | None) -> str:
+    """Return the label value of a guard refusal: one of a fixed set of words."""
+    text = (sentence or "").lower()
+    for words, reason in REFUSAL_REASONS:
+        if words in text:
+            return reason
+    return "other" if text else ""
+
+
+def run_outcome(event: RunFinished | RunFailed) -> str:
+    """Return how a run ended: completed, awaiting_approval, cancelled, interrupted, failed."""
+    if isinstance(event, RunFinished):
+        return "awaiting_approval" if event.result.approval is not None else "completed"
+    if event.error.error_type in CANCELLED_ERRORS:
+        return "cancelled"
+    if event.error.error_type in INTERRUPTED_ERRORS:
+        return "interrupted"
+    return "failed"
+
+
+class RunMetrics:
+    """Moves the run, model and SQL metrics as each run's events come (runs/listeners)."""
+
+    def __init__(self, metrics: ServiceMetrics) -> None:
+        self.metrics = metrics
+        self._created: dict[str, float] = {}
+        self._queued: set[str] = set()
+        self._active: set[str] = set()
+
+    def on_run_event(self, run: ListenedRun, event: Any) -> None:
+        """Count the event (see docs/observability.md for what each metric means)."""
+        m = self.metrics
+        if isinstance(event, ModelCalled):
+            m.model_calls.labels(event.model, event.outcome).inc()
+            m.model_duration.labels(event.model).observe(event.seconds)
+            if event.prompt_tokens:
+                m.model_tokens.labels(event.model, "prompt").inc(event.prompt_tokens)
+            if event.completion_tokens:
+                m.model_tokens.labels(event.model, "completion").inc(event.completion_tokens)
+        elif isinstance(event, QueryFinished):
+            reason = refusal_reason(event.reason) if event.outcome == "refused" else ""
+            m.sql_queries.labels(event.backend, event.outcome, reason).inc()
+            m.sql_duration.labels(event.backend).observe(event.seconds)
+            if event.row_count is not None:
+                m.sql_rows.labels(event.backend).observe(event.row_count)
+        elif isinstance(event, ToolReturned):
+            if event.auto and event.tool_name == SEARCH_EXAMPLES and event.duration_ms is not None:
+                m.retrieval_duration.observe(event.duration_ms / 1000)
+        elif isinstance(event, RunAccepted):
+            m.runs_started.inc()
+            self._created[run.run_id] = time.monotonic()
+        elif isinstance(event, RunWaiting):
+            if run.run_id not in self._queued:
+                self._queued.add(run.run_id)
+                m.runs_queued.inc()
+        elif isinstance(event, RunStarted):
+            self._leave_queue(run.run_id)
+            self._active.add(run.run_id)
+            m.runs_active.inc()
+        elif isinstance(event, RunFinished | RunFailed):
+            self._end(run.run_id, run_outcome(event))
+
+    def _leave_queue(self, run_id: str) -> None:
+        if run_id in self._queued:
+            self._queued.discard(run_id)
+            self.metrics.runs_queued.dec()
+
+    def _end(self, run_id: str, outcome: str) -> None:
+        self._leave_queue(run_id)
+        if run_id in self._active:
+            self._active.discard(run_id)
+            self.metrics.runs_active.dec()
+        self.metrics.runs_finished.labels(outcome).inc()
+        created = self._created.pop(run_id, None)
+        if created is not None:
+            self.metrics.run_duration.labels(outcome).observe(time.monotonic() - created)
