@@ -30,6 +30,7 @@ from app.routes import (
     health,
     page,
     runs,
+    schema,
     training_data,
 )
 from app.streaming.runs import StreamRuns
@@ -92,6 +93,7 @@ def create_app(
     app.register_blueprint(page.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)
+    app.register_blueprint(schema.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(

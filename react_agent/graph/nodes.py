@@ -42,6 +42,13 @@ class RetrievalReporter(Protocol):
         """Report that `tool_name` was run for `query` before the model, finding `ids`."""
 
 
+class SchemaPrompt(Protocol):
+    """The schema part of the prompt for a question (react_agent.catalog.context)."""
+
+    async def prompt_section(self, question: str) -> str:
+        """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
+
+
 class HistoryHooks(Protocol):
     """What the nodes ask of the conversation history (react_agent.history.TurnHistory)."""
 
@@ -79,6 +86,8 @@ class AgentNodes:
         retriever: The memory's examples, put in the prompt once per question (None: off).
         history: Turn blocks and what of them the model sees; None keeps no blocks.
         report_retrieval: Shows each retrieval in the run's events; None shows none.
+        schema: The schema for each question's prompt (the catalogue); None lists only
+            `tables`.
 
     """
 
@@ -93,6 +102,7 @@ class AgentNodes:
     retriever: ExampleRetriever | None = None
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
+    schema: SchemaPrompt | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -109,12 +119,13 @@ class AgentNodes:
         """Ask the model for its next step: tool calls, or the answer."""
         context = visible_messages(state["messages"], state.get("context_start_id"))
         listed = self.history.results_source(state, context) if self.history else state["messages"]
+        schema = await self._schema_for_question(state)
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
             row_limit=self.row_limit,
             language_hint=self.language_hint,
-            tables=", ".join(self.tables) or "(none)",
+            tables="see the schema below" if schema else ", ".join(self.tables) or "(none)",
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
                 for r in recent_results(listed)
@@ -122,6 +133,8 @@ class AgentNodes:
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
+        if schema:
+            prompt = f"{prompt}\n\n{schema}"
         examples = await self._examples_for_question(state)
         if examples.get("examples_prompt"):
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
@@ -129,6 +142,19 @@ class AgentNodes:
             prompt += self.history.prompt_section(state)
         response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
         return {"messages": [stamped(response)], **examples}
+
+    async def _schema_for_question(self, state: AgentState) -> str:
+        """Return the schema section for the current question; a failure leaves it out."""
+        if self.schema is None:
+            return ""
+        question = next(
+            (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
+        )
+        try:
+            return await self.schema.prompt_section(message_text(question) if question else "")
+        except Exception as exc:
+            logger.warning("the schema section could not be made; the prompt lists tables: %s", exc)
+            return ""
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
         """Retrieve the examples once per question (first model call); a failure costs none.

@@ -17,7 +17,8 @@ TRAINING_DATA_TYPES = (SQL, ERROR_SQL, DOCUMENTATION, DDL)
 """`sql` and `error_sql` hold a question and its SQL; the others a note (`ddl`: a schema note)."""
 
 SORT_COLUMNS = frozenset({"created_at", "updated_at", "training_data_type", "question", "id"})
-_COLUMNS = "id, training_data_type, question, content, created_at, updated_at, source_feedback_id"
+_INSERTED = "id, training_data_type, question, content, created_at, updated_at, source_feedback_id"
+_COLUMNS = f"{_INSERTED}, stale, stale_reason"
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class MemoryItem:
     source_feedback_id: int | None = None
     embedding: str | None = None
     """JSON list of floats, when an embedding model is configured (see vectors.py)."""
+    stale: bool = False
+    """Its SQL reads a table or column the schema no longer has (never retrieved then)."""
+    stale_reason: str | None = None
 
     def as_record(self) -> dict[str, Any]:
         """Return the item as the training-data endpoints show it."""
@@ -48,6 +52,8 @@ class MemoryItem:
             created_at=self.created_at,
             updated_at=self.updated_at,
             source_feedback_id=self.source_feedback_id,
+            stale=bool(self.stale),
+            stale_reason=self.stale_reason,
         )
         return record
 
@@ -80,7 +86,7 @@ class ExampleStore:
             source_feedback_id,
         )
         await self.database.execute(
-            f"INSERT INTO memory_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO memory_items ({_INSERTED}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (item.id, item.training_data_type, question, content, now, now, source_feedback_id),
         )
         await self._bump_revision()
@@ -99,7 +105,7 @@ class ExampleStore:
         """Replace an item's type and fields; False when there is no such item."""
         changed = await self.database.execute(
             "UPDATE memory_items SET training_data_type = ?, question = ?, content = ?, "
-            "updated_at = ?, embedding = NULL WHERE id = ?",
+            "updated_at = ?, embedding = NULL, stale = 0, stale_reason = NULL WHERE id = ?",
             (training_data_type, question, content, storage_timestamp(), item_id),
         )
         if changed:
@@ -162,9 +168,34 @@ class ExampleStore:
         return rows[0]["t"]
 
     async def all_items(self) -> list[MemoryItem]:
-        """Return every item with its embedding (for building the search indexes)."""
-        rows = await self.database.fetch_all(f"SELECT {_COLUMNS}, embedding FROM memory_items")
+        """Return every item that is not stale, with its embedding (for the search indexes)."""
+        rows = await self.database.fetch_all(
+            f"SELECT {_COLUMNS}, embedding FROM memory_items WHERE stale = 0"
+        )
         return [MemoryItem(**row) for row in rows]
+
+    async def sql_items(self) -> list[MemoryItem]:
+        """Return every `sql` and `error_sql` item, stale or not (for schema drift)."""
+        rows = await self.database.fetch_all(
+            f"SELECT {_COLUMNS} FROM memory_items WHERE training_data_type IN (?, ?)",
+            (SQL, ERROR_SQL),
+        )
+        return [MemoryItem(**row) for row in rows]
+
+    async def set_stale(self, item_id: str, reason: str | None) -> None:
+        """Mark an item stale with `reason`, or un-mark it (None); the indexes follow."""
+        await self.database.execute(
+            "UPDATE memory_items SET stale = ?, stale_reason = ? WHERE id = ?",
+            (int(reason is not None), reason, item_id),
+        )
+        await self._bump_revision()
+
+    async def count_stale(self) -> int:
+        """Return how many items are stale."""
+        rows = await self.database.fetch_all(
+            "SELECT COUNT(*) AS n FROM memory_items WHERE stale = 1"
+        )
+        return int(rows[0]["n"])
 
     async def set_embedding(self, item: MemoryItem, embedding: str) -> None:
         """Store an item's embedding, unless the item changed since it was read."""

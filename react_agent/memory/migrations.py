@@ -29,9 +29,22 @@ def _version_1(id_column: str) -> Migration:
 # Version 2: each item's embedding (JSON floats), filled in when EMBEDDING_MODEL is set.
 _VERSION_2: Migration = ("ALTER TABLE memory_items ADD COLUMN embedding TEXT",)
 
+
+
+def _version_3(time_column: str) -> Migration:
+    # Version 3: the schema catalogue every worker shares; examples schema drift made stale.
+    return (
+        "CREATE TABLE IF NOT EXISTS schema_catalog (source TEXT PRIMARY KEY, "
+        "status TEXT NOT NULL, revision INTEGER NOT NULL DEFAULT 0, builder TEXT, "
+        f"started_at {time_column}, built_at TEXT, body TEXT)",
+        "ALTER TABLE memory_items ADD COLUMN stale INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE memory_items ADD COLUMN stale_reason TEXT",
+    )
+
+
 MIGRATIONS: dict[str, list[Migration]] = {
-    "sqlite": [_version_1("INTEGER PRIMARY KEY AUTOINCREMENT"), _VERSION_2],
-    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2],
+    "sqlite": [_version_1("INTEGER PRIMARY KEY AUTOINCREMENT"), _VERSION_2, _version_3("REAL")],
+    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2, _version_3("DOUBLE PRECISION")],
 }
 """Versions in order; a new version is appended, an applied one is never edited."""
 

@@ -28,6 +28,7 @@ from react_agent.runs.runner import AgentRunner
 from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
+from react_agent.service.schema_catalog import open_catalog, schema_context, schema_tools
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -97,6 +98,8 @@ async def open_agent_service(
             service.memory_problem = ServiceError(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
+        # After the memory, where workers share one build; closed before it.
+        open_catalog(service, stack)
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
         for component, problem in service.problems.items():
@@ -149,6 +152,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
         tools += build_memory_tools(retriever)
+    schema = schema_context(service)
+    tools += schema_tools(schema)
     nodes = AgentNodes(
         model=model.bind_tools(tools),
         dialect=service.database.dialect,
@@ -160,6 +165,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         language_hint=settings.agent_language_hint,
         retriever=retriever,
         report_retrieval=report_retrieval,
+        schema=schema,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),

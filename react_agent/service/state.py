@@ -9,6 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
+from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
@@ -34,6 +35,8 @@ class AgentService:
     """Why `memory` is None (the agent answers without examples then)."""
     run_events: RunEventStore | None = None
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    catalog: CatalogService | None = None
+    """The schema catalogue (SCHEMA_CATALOG); None when off or without a data database."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

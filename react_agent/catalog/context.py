@@ -1,0 +1,183 @@
+"""The schema the model gets: all of it when it fits the budget, else the question's tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from react_agent.catalog.search import SchemaIndex
+from react_agent.catalog.service import CatalogService, Snapshot
+from react_agent.catalog.values import ValueIndex, ValueLink
+from react_agent.catalog.view import (
+    Readable,
+    ViewTable,
+    render_metrics,
+    render_table,
+    visible_metrics,
+    visible_tables,
+)
+
+TOP_K = 8
+"""Most tables the retrieval step puts in the prompt (fewer when the budget is smaller)."""
+VALUE_BOOST = 5.0
+"""Score added to a table one of whose values the question says."""
+SEARCH_RESULTS = 5
+"""Tables one search_schema call shows."""
+LIST_PAGE_SIZE = 100
+"""Table names per page of list_tables."""
+
+FULL_HEADER = (
+    "Schema: every table you may read is described below (columns, keys, descriptions, "
+    "sample values), so you do not need list_tables or describe_tables."
+)
+PARTIAL_HEADER = (
+    "Schema: the {shown} of {total} tables most relevant to this question are described "
+    "below. If you need another table, call search_schema with words of the question; "
+    "do not guess table or column names."
+)
+NEIGHBOURS_HEADER = (
+    "Tables joined to those (call search_schema or describe_tables for their columns):"
+)
+VALUES_HEADER = "Words of the question found as stored values (use them in filters exactly):"
+METRICS_HEADER = "Business metrics (use these definitions):"
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """Per snapshot: the search index, the value index and the full rendering's length."""
+
+    index: SchemaIndex
+    values: ValueIndex
+
+
+class SchemaContext:
+    """What prompts and tools are told of the schema, for one caller's readable part.
+
+    Args:
+        catalog: The process's catalogue.
+        budget_chars: SCHEMA_PROMPT_BUDGET: the whole schema goes in the prompt when it
+            fits this many characters.
+        readable: The caller's filter (None: every table).
+
+    """
+
+    def __init__(
+        self, catalog: CatalogService, budget_chars: int, readable: Readable | None = None
+    ) -> None:
+        self.catalog = catalog
+        self.budget_chars = budget_chars
+        self.readable = readable
+
+    def _tables(self, snapshot: Snapshot) -> list[ViewTable]:
+        key = ("tables", _filter_key(self.readable))
+        if key not in snapshot.derived:
+            snapshot.derived[key] = visible_tables(
+                snapshot.catalog, snapshot.semantics, self.readable
+            )
+        return snapshot.derived[key]  # type: ignore[return-value]
+
+    def _derived(self, snapshot: Snapshot) -> _Derived:
+        # The indexes cover every table not hidden; each caller's filter applies to results.
+        if "indexes" not in snapshot.derived:
+            snapshot.derived["indexes"] = _Derived(
+                SchemaIndex(snapshot.tables), ValueIndex(snapshot.tables, snapshot.semantics)
+            )
+        return snapshot.derived["indexes"]  # type: ignore[return-value]
+
+    def _full_text(self, snapshot: Snapshot) -> str:
+        key = ("full", _filter_key(self.readable))
+        if key not in snapshot.derived:
+            tables = self._tables(snapshot)
+            parts = [FULL_HEADER, *(render_table(t) for t in tables)]
+            metrics = render_metrics(visible_metrics(snapshot.semantics, tables))
+            if metrics:
+                parts += [METRICS_HEADER, metrics]
+            snapshot.derived[key] = "\n".join(parts)
+        return snapshot.derived[key]  # type: ignore[return-value]
+
+    async def prompt_section(self, question: str) -> str:
+        """Return the schema part of the system prompt for `question` ("" before a build)."""
+        snapshot = await self.catalog.current()
+        if snapshot is None or self.budget_chars <= 0:
+            return ""
+        links = self.value_links(snapshot, question)
+        linked = "\n".join([VALUES_HEADER, *(link.describe() for link in links)]) if links else ""
+        full = self._full_text(snapshot)
+        if len(full) + len(linked) <= self.budget_chars:
+            return "\n".join(part for part in (full, linked) if part)
+        return self._selected(snapshot, question, links, linked)
+
+    def _selected(
+        self, snapshot: Snapshot, question: str, links: list[ValueLink], linked: str
+    ) -> str:
+        readable = self._tables(snapshot)
+        by_name = {t.name.lower(): t for t in readable}
+        boost = {link.table.lower(): VALUE_BOOST for link in links}
+        ranked = self._derived(snapshot).index.rank(question, len(by_name), boost)
+        chosen = [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name]
+        header = PARTIAL_HEADER.format(shown="{shown}", total=len(readable))
+        used = len(header) + len(linked) + 200
+        parts: list[str] = []
+        for table in chosen[:TOP_K]:
+            text = render_table(table)
+            if used + len(text) > self.budget_chars and parts:
+                break
+            parts.append(text)
+            used += len(text) + 1
+        shown = [t.name.lower() for t in chosen[: len(parts)]]
+        neighbours = sorted(
+            {n for name in shown for n in by_name[name].neighbours if n.lower() in by_name}
+            - {by_name[name].name for name in shown}
+        )
+        sections = [header.format(shown=len(parts)), *parts]
+        if neighbours:
+            sections += [NEIGHBOURS_HEADER, ", ".join(neighbours)]
+        metrics = render_metrics(visible_metrics(snapshot.semantics, [by_name[n] for n in shown]))
+        if metrics:
+            sections += [METRICS_HEADER, metrics]
+        if linked:
+            sections.append(linked)
+        return "\n".join(sections)
+
+    def value_links(self, snapshot: Snapshot, question: str) -> list[ValueLink]:
+        """Return the stored values `question` says, in tables and columns the caller reads."""
+        readable = {t.name.lower(): {c.name for c in t.columns} for t in self._tables(snapshot)}
+        return [
+            link
+            for link in self._derived(snapshot).values.link(question, set(readable))
+            if link.column in readable.get(link.table.lower(), ())
+        ]
+
+    async def search(self, query: str, limit: int = SEARCH_RESULTS) -> list[ViewTable]:
+        """Return the readable tables that match `query` best."""
+        snapshot = await self.catalog.current()
+        if snapshot is None:
+            return []
+        by_name = {t.name.lower(): t for t in self._tables(snapshot)}
+        boost = {link.table.lower(): VALUE_BOOST for link in self.value_links(snapshot, query)}
+        ranked = self._derived(snapshot).index.rank(query, len(snapshot.tables), boost)
+        return [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name][:limit]
+
+    async def table_names(self) -> Sequence[str] | None:
+        """Return the readable table names, or None before the first build."""
+        snapshot = await self.catalog.current()
+        return None if snapshot is None else [t.name for t in self._tables(snapshot)]
+
+
+def _filter_key(readable: Readable | None) -> object:
+    """Return a cache key for a filter: itself when hashable (frozen), else its identity."""
+    try:
+        hash(readable)
+    except TypeError:
+        return id(readable)
+    return readable
+
+
+async def describe_search(context: SchemaContext, query: str) -> str:
+    """Return what search_schema shows for `query`: the best tables, described."""
+    found = await context.search(query)
+    if not found:
+        if await context.table_names() is None:
+            return "The schema catalogue is still being built; use list_tables meanwhile."
+        return "No table matches; try other words (a business term, a column, a value)."
+    return "\n".join(render_table(table) for table in found)
