@@ -59,6 +59,7 @@ class CatalogService:
         sensitive: Lower-case `table.column` names whose values are never read.
         refresh_seconds: Rebuild this often (0: only on demand).
         on_built: Told of each build this process makes (schema drift).
+        revision_ttl: Seconds a read of the stored revision is trusted (REVISION_TTL).
 
     """
 
@@ -72,6 +73,7 @@ class CatalogService:
         sensitive: frozenset[str] = frozenset(),
         refresh_seconds: float = 0.0,
         on_built: BuiltHook | None = None,
+        revision_ttl: float = REVISION_TTL,
     ) -> None:
         self.database = database
         self.store = store
@@ -80,6 +82,7 @@ class CatalogService:
         self.sensitive = sensitive
         self.refresh_seconds = refresh_seconds
         self.on_built = on_built
+        self.revision_ttl = revision_ttl
         self.builder = f"{uuid.uuid4()}"
         self.builds = 0
         """Catalogues this process introspected (the others were read from the store)."""
@@ -93,6 +96,11 @@ class CatalogService:
         self._ready = asyncio.Event()
         self._build_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def revision(self) -> int:
+        """The stored build this process holds (-1 before one, or without a store)."""
+        return self._revision
 
     @property
     def status(self) -> str:
@@ -190,7 +198,11 @@ class CatalogService:
     async def current(self) -> Snapshot | None:
         """Return the newest snapshot, reading another worker's refresh when there is one."""
         now = time.monotonic()
-        if self.store is None or self.snapshot is None or now - self._checked_at < REVISION_TTL:
+        if (
+            self.store is None
+            or self.snapshot is None
+            or now - self._checked_at < self.revision_ttl
+        ):
             return self.snapshot
         self._checked_at = now
         try:

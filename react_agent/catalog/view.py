@@ -85,7 +85,7 @@ def visible_tables(
             neighbours[left.lower()].add(right)
             neighbours[right.lower()].add(left)
     return [
-        _describe(table, semantics, readable, tuple(sorted(neighbours[table.name.lower()])))
+        _describe(table, semantics, readable, tuple(sorted(neighbours[table.name.lower()])), names)
         for table in shown
     ]
 
@@ -95,6 +95,7 @@ def _describe(
     semantics: Semantics,
     readable: Readable | None,
     neighbours: tuple[str, ...],
+    shown: set[str],
 ) -> ViewTable:
     meaning = next(
         (m for name, m in semantics.tables.items() if name.lower() == table.name.lower()), None
@@ -106,6 +107,7 @@ def _describe(
     references = {
         column.lower(): f"{key.ref_table}.{target}"
         for key in table.foreign_keys
+        if key.ref_table.lower() in shown  # a key into a hidden table names nothing
         for column, target in zip(key.columns, key.ref_columns, strict=False)
     }
     columns = []

@@ -1,0 +1,69 @@
+"""One catalogue build for N workers: the first claims it, the others read it from memory."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from react_agent.catalog.service import CatalogService
+from react_agent.catalog.store import CatalogStore
+from react_agent.databases.open import open_database
+from react_agent.memory.database import open_memory_database
+from react_agent.memory.migrations import migrate_memory
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def memory_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgres":
+        return request.getfixturevalue("postgres_database")
+    return f"sqlite:///{tmp_path / 'memory.db'}"
+
+
+async def test_two_workers_starting_together_build_the_catalogue_once(memory_url):
+    # Each "worker" has its own data and memory connections, as two processes would.
+    workers = []
+    for _ in range(2):
+        memory = await open_memory_database(memory_url)
+        await migrate_memory(memory)
+        data = await open_database(None)
+        catalog = CatalogService(data, CatalogStore(memory, "sample"), revision_ttl=0.0)
+        workers.append((memory, data, catalog))
+    try:
+        for _, _, catalog in workers:
+            catalog.start()
+        snapshots = await asyncio.gather(*(catalog.wait_ready() for _, _, catalog in workers))
+
+        assert sorted(catalog.builds for _, _, catalog in workers) == [0, 1]
+        assert snapshots[0].catalog == snapshots[1].catalog
+        assert await workers[0][2].store.revision() == 1
+
+        # A refresh on one worker is what the other reads next (here with no revision TTL).
+        builder, reader = workers[0][2], workers[1][2]
+        await builder.refresh(force=True)
+        await reader.current()
+        assert reader.revision == builder.revision == 2
+        assert reader.builds + builder.builds == 2
+    finally:
+        for memory, data, catalog in workers:
+            await catalog.aclose()
+            await data.aclose()
+            await memory.aclose()
+
+
+async def test_a_restarted_worker_reuses_a_fresh_build(tmp_path):
+    memory = await open_memory_database(f"sqlite:///{tmp_path / 'memory.db'}")
+    await migrate_memory(memory)
+    data = await open_database(None)
+    try:
+        first = CatalogService(data, CatalogStore(memory, "sample"))
+        await first.refresh(force=False)
+        second = CatalogService(data, CatalogStore(memory, "sample"))
+        snapshot = await second.refresh(force=False)
+
+        assert (first.builds, second.builds) == (1, 0)
+        assert snapshot.catalog == first.snapshot.catalog
+    finally:
+        await data.aclose()
+        await memory.aclose()
