@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from quart import Blueprint, g
+from quart import Blueprint
 from quart_schema import document_response
 
 from app.app_state import agent_service, app_settings
 from app.auth import require_admin
 from app.envelope import success_envelope
+from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas_schema import SchemaEnvelope, SchemaRefreshEnvelope
 from react_agent.catalog.service import CatalogService
@@ -35,13 +36,13 @@ async def get_schema() -> dict:
     catalog = _catalog()
     snapshot = await catalog.current()
     if snapshot is None:
-        return success_envelope(schema_data([], [], "building", None), g.lang)
+        return success_envelope(schema_data([], [], "building", None), request_lang())
     # Wired to the caller's access scope when there is one; SQL_ALLOWED_TABLES until then.
     readable = TableAllowList(app_settings().allowed_tables)
     tables = visible_tables(snapshot.catalog, snapshot.semantics, readable)
     metrics = visible_metrics(snapshot.semantics, tables)
     data = schema_data(tables, metrics, "ready", snapshot.catalog.built_at)
-    return success_envelope(data, g.lang)
+    return success_envelope(data, request_lang())
 
 
 @blueprint.post("/api/v0/schema/refresh")
@@ -62,4 +63,4 @@ async def refresh_schema() -> dict:
     service = agent_service()
     if service.memory is not None:
         catalog.stale_examples = await service.memory.examples.count_stale()
-    return success_envelope(describe_catalog(service), g.lang)
+    return success_envelope(describe_catalog(service), request_lang())

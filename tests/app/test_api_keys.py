@@ -95,12 +95,15 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "path": "/api/v0/react/runs/0123456789abcdef0123456789abcdef/cancel",
         "json": {"user_id": user},
     },
+    ("GET", "/api/v0/schema"): None,
+    ("POST", "/api/v0/schema/refresh"): None,
 }
 OPEN_ROUTES = {("GET", "/health")}
 ADMIN_ROUTES = {
     ("GET", "/api/v0/qa_feedback/stats"),
     ("POST", "/api/v0/qa_feedback/add_to_training"),
     *((method, path) for method, path in ROUTE_REQUESTS if "/training_data/" in path),
+    ("POST", "/api/v0/schema/refresh"),
 }
 """Routes that change or read every user's data: a key bound to users gets 403 there."""
 USER_ROUTES = {route for route in ROUTE_REQUESTS if route not in ADMIN_ROUTES}
