@@ -112,13 +112,11 @@ class SchemaContext:
     ) -> str:
         readable = self._tables(snapshot)
         by_name = {t.name.lower(): t for t in readable}
-        boost = {link.table.lower(): VALUE_BOOST for link in links}
-        ranked = self._derived(snapshot).index.rank(question, len(by_name), boost)
-        chosen = [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name]
+        chosen = self._ranked(snapshot, question, links, TOP_K)
         header = PARTIAL_HEADER.format(shown="{shown}", total=len(readable))
         used = len(header) + len(linked) + 200
         parts: list[str] = []
-        for table in chosen[:TOP_K]:
+        for table in chosen:
             text = render_table(table)
             if used + len(text) > self.budget_chars and parts:
                 break
@@ -130,14 +128,13 @@ class SchemaContext:
             - {by_name[name].name for name in shown}
         )
         sections = [header.format(shown=len(parts)), *parts]
-        if neighbours:
-            sections += [NEIGHBOURS_HEADER, ", ".join(neighbours)]
         metrics = render_metrics(visible_metrics(snapshot.semantics, [by_name[n] for n in shown]))
-        if metrics:
-            sections += [METRICS_HEADER, metrics]
-        if linked:
-            sections.append(linked)
-        return "\n".join(sections)
+        extras = [[METRICS_HEADER, metrics] if metrics else [], [linked] if linked else []]
+        room = self.budget_chars - len("\n".join(sections + [e for x in extras for e in x])) - 1
+        listed = _within(neighbours, room - len(NEIGHBOURS_HEADER) - 1)
+        if listed:
+            sections += [NEIGHBOURS_HEADER, listed]
+        return "\n".join(sections + [e for x in extras for e in x])
 
     def value_links(self, snapshot: Snapshot, question: str) -> list[ValueLink]:
         """Return the stored values `question` says, in tables and columns the caller reads."""
@@ -148,20 +145,38 @@ class SchemaContext:
             if link.column in readable.get(link.table.lower(), ())
         ]
 
+    def _ranked(
+        self, snapshot: Snapshot, question: str, links: list[ValueLink], limit: int
+    ) -> list[ViewTable]:
+        """Return the readable tables best for `question`, those its values name boosted."""
+        by_name = {t.name.lower(): t for t in self._tables(snapshot)}
+        boost = {link.table.lower(): VALUE_BOOST for link in links}
+        # Ranked over every table, then filtered: a short list could hold only unreadable ones.
+        ranked = self._derived(snapshot).index.rank(question, len(snapshot.tables), boost)
+        return [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name][:limit]
+
     async def search(self, query: str, limit: int = SEARCH_RESULTS) -> list[ViewTable]:
         """Return the readable tables that match `query` best."""
         snapshot = await self.catalog.current()
         if snapshot is None:
             return []
-        by_name = {t.name.lower(): t for t in self._tables(snapshot)}
-        boost = {link.table.lower(): VALUE_BOOST for link in self.value_links(snapshot, query)}
-        ranked = self._derived(snapshot).index.rank(query, len(snapshot.tables), boost)
-        return [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name][:limit]
+        return self._ranked(snapshot, query, self.value_links(snapshot, query), limit)
 
     async def table_names(self) -> Sequence[str] | None:
         """Return the readable table names, or None before the first build."""
         snapshot = await self.catalog.current()
         return None if snapshot is None else [t.name for t in self._tables(snapshot)]
+
+
+def _within(names: list[str], room: int) -> str:
+    """Return as many of `names` as fit in `room` characters, comma-separated."""
+    text = ""
+    for name in names:
+        longer = f"{text}, {name}" if text else name
+        if len(longer) > room:
+            break
+        text = longer
+    return text
 
 
 def _filter_key(readable: Readable | None) -> object:
