@@ -137,13 +137,29 @@ class SchemaContext:
         return "\n".join(sections + [e for x in extras for e in x])
 
     def value_links(self, snapshot: Snapshot, question: str) -> list[ValueLink]:
-        """Return the stored values `question` says, in tables and columns the caller reads."""
+        """Return the stored values `question` says, in tables and columns the caller reads.
+
+        A word stored in several columns (上海 as a store's city and a customer's) keeps
+        the columns whose tables the rest of the question matches best.
+        """
         readable = {t.name.lower(): {c.name for c in t.columns} for t in self._tables(snapshot)}
-        return [
+        links = [
             link
             for link in self._derived(snapshot).values.link(question, set(readable))
             if link.column in readable.get(link.table.lower(), ())
         ]
+        said: dict[str, list[ValueLink]] = {}
+        for link in links:
+            said.setdefault(link.said.lower(), []).append(link)
+        if all(len(group) == 1 for group in said.values()):
+            return links
+        index = self._derived(snapshot).index
+        scores = {index.tables[p].name: score for p, score in index.scores(question).items()}
+        kept = []
+        for group in said.values():
+            best = max(scores.get(link.table, 0.0) for link in group)
+            kept += [link for link in group if best <= 0 or scores.get(link.table, 0.0) == best]
+        return [link for link in links if link in kept]
 
     def _ranked(
         self, snapshot: Snapshot, question: str, links: list[ValueLink], limit: int

@@ -119,3 +119,16 @@ async def test_a_caller_sees_only_readable_and_not_hidden_tables(sample_catalog_
     assert "\norders (~" in f"\n{section}"
     assert "customers" not in section  # not even as the target of orders.customer_id
     assert "customers" not in await describe_search(context, "会员 customers member")
+
+
+async def test_a_value_in_several_columns_keeps_the_one_the_question_is_about(
+    sample_catalog_service,
+):
+    context = SchemaContext(sample_catalog_service, 100_000)
+    snapshot = sample_catalog_service.snapshot
+
+    stores = context.value_links(snapshot, "上海有几家门店")
+    members = context.value_links(snapshot, "上海的会员有多少")
+
+    assert [(link.table, link.column) for link in stores] == [("stores", "city")]
+    assert [(link.table, link.column) for link in members] == [("customers", "city")]
