@@ -76,6 +76,16 @@ class SchemaContext:
             )
         return snapshot.derived[key]  # type: ignore[return-value]
 
+    def _lookup(self, snapshot: Snapshot) -> dict[str, tuple[ViewTable, frozenset[str]]]:
+        """Return the readable tables by lower-case name, each with its readable columns."""
+        key = ("lookup", _filter_key(self.readable))
+        if key not in snapshot.derived:
+            snapshot.derived[key] = {
+                t.name.lower(): (t, frozenset(c.name for c in t.columns))
+                for t in self._tables(snapshot)
+            }
+        return snapshot.derived[key]  # type: ignore[return-value]
+
     def _derived(self, snapshot: Snapshot) -> _Derived:
         # The indexes cover every table not hidden; each caller's filter applies to results.
         if "indexes" not in snapshot.derived:
@@ -110,10 +120,9 @@ class SchemaContext:
     def _selected(
         self, snapshot: Snapshot, question: str, links: list[ValueLink], linked: str
     ) -> str:
-        readable = self._tables(snapshot)
-        by_name = {t.name.lower(): t for t in readable}
+        by_name = {name: table for name, (table, _) in self._lookup(snapshot).items()}
         chosen = self._ranked(snapshot, question, links, TOP_K)
-        header = PARTIAL_HEADER.format(shown="{shown}", total=len(readable))
+        header = PARTIAL_HEADER.format(shown="{shown}", total=len(by_name))
         used = len(header) + len(linked) + 200
         parts: list[str] = []
         for table in chosen:
@@ -142,11 +151,11 @@ class SchemaContext:
         A word stored in several columns (上海 as a store's city and a customer's) keeps
         the columns whose tables the rest of the question matches best.
         """
-        readable = {t.name.lower(): {c.name for c in t.columns} for t in self._tables(snapshot)}
+        readable = self._lookup(snapshot)
         links = [
             link
-            for link in self._derived(snapshot).values.link(question, set(readable))
-            if link.column in readable.get(link.table.lower(), ())
+            for link in self._derived(snapshot).values.link(question, readable.keys())
+            if link.table.lower() in readable and link.column in readable[link.table.lower()][1]
         ]
         said: dict[str, list[ValueLink]] = {}
         for link in links:
@@ -165,11 +174,12 @@ class SchemaContext:
         self, snapshot: Snapshot, question: str, links: list[ValueLink], limit: int
     ) -> list[ViewTable]:
         """Return the readable tables best for `question`, those its values name boosted."""
-        by_name = {t.name.lower(): t for t in self._tables(snapshot)}
+        by_name = self._lookup(snapshot)
         boost = {link.table.lower(): VALUE_BOOST for link in links}
-        # Ranked over every table, then filtered: a short list could hold only unreadable ones.
-        ranked = self._derived(snapshot).index.rank(question, len(snapshot.tables), boost)
-        return [by_name[t.name.lower()] for t, _ in ranked if t.name.lower() in by_name][:limit]
+        # With a filter, everything is ranked first: a short list could hold only hidden ones.
+        wanted = limit if len(by_name) == len(snapshot.tables) else len(snapshot.tables)
+        ranked = self._derived(snapshot).index.rank(question, wanted, boost)
+        return [by_name[t.name.lower()][0] for t, _ in ranked if t.name.lower() in by_name][:limit]
 
     async def search(self, query: str, limit: int = SEARCH_RESULTS) -> list[ViewTable]:
         """Return the readable tables that match `query` best."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -13,6 +14,13 @@ K1, B = 1.2, 0.75
 NAME_WEIGHT = 3
 """How many times a table's name and synonyms count: they say best what it holds."""
 COLUMN_NAME_WEIGHT = 2
+NEIGHBOUR_SHARE = 0.5
+"""A table joined to one of the best few gets this share of that table's score, if it matches.
+
+"按库存名称汇总司机映射的结束日期" names 库存 as a join: of the twenty inventory tables, the
+one driver_mapping's foreign key points to is the one meant.
+"""
+NEIGHBOUR_SOURCES = 3
 _STOP_WORDS = frozenset(
     "a an the of in on at to for by is are was were be what which who how many much me my our "
     "show list give tell please and or with from per each do does did all total number".split()
@@ -50,6 +58,7 @@ class SchemaIndex:
             for term, count in counts.items():
                 self._postings.setdefault(term, []).append((position, count))
         self._average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
+        self._positions = {table.name.lower(): p for p, table in enumerate(self.tables)}
 
     def scores(self, query: str) -> dict[int, float]:
         """Return the BM25 score of every table that shares a term with `query`, by position."""
@@ -80,9 +89,16 @@ class SchemaIndex:
 
         """
         scores = self.scores(query)
-        if boost:
-            for position, table in enumerate(self.tables):
-                if (extra := boost.get(table.name.lower())) is not None:
-                    scores[position] = scores.get(position, 0.0) + extra
-        best = sorted(scores.items(), key=lambda pair: (-pair[1], self.tables[pair[0]].name))
-        return [(self.tables[position], score) for position, score in best[: max(0, limit)]]
+        for name, extra in (boost or {}).items():
+            if (position := self._positions.get(name)) is not None:
+                scores[position] = scores.get(position, 0.0) + extra
+        best = heapq.nlargest(NEIGHBOUR_SOURCES, scores.items(), key=lambda pair: pair[1])
+        for position, score in best:
+            for name in self.tables[position].neighbours:
+                neighbour = self._positions.get(name.lower())
+                if neighbour is not None and neighbour in scores:
+                    scores[neighbour] += NEIGHBOUR_SHARE * score
+        order = heapq.nsmallest(
+            max(0, limit), scores.items(), key=lambda p: (-p[1], self.tables[p[0]].name)
+        )
+        return [(self.tables[position], score) for position, score in order]

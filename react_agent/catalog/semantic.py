@@ -197,7 +197,8 @@ def parse_semantics(text: str, source: str = "semantic file") -> tuple[Semantics
     """
     reader = _Reader(source)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        # libyaml's loader when present: the pure-Python one takes a minute on 15,000 columns.
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark is not None else 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from react_agent.catalog.semantic import Semantics
@@ -51,7 +51,7 @@ class ValueIndex:
         if len(needle.strip()) >= MIN_VALUE_CHARS:
             self.needles.append((needle.strip().lower(), value, table, column))
 
-    def link(self, question: str, tables: set[str] | None = None) -> list[ValueLink]:
+    def link(self, question: str, tables: Collection[str] | None = None) -> list[ValueLink]:
         """Return the values `question` says, longest first; one inside a longer one is dropped.
 
         Args:
