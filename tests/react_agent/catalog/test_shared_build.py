@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,8 @@ from react_agent.catalog.store import CatalogStore
 from react_agent.databases.open import open_database
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.migrations import migrate_memory
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -67,3 +72,51 @@ async def test_a_restarted_worker_reuses_a_fresh_build(tmp_path):
     finally:
         await data.aclose()
         await memory.aclose()
+
+
+WORKER_SCRIPT = """
+import asyncio, json, sys
+from react_agent.catalog.service import CatalogService
+from react_agent.catalog.store import CatalogStore
+from react_agent.databases.open import open_database
+from react_agent.memory.database import open_memory_database
+from react_agent.memory.migrations import migrate_memory
+
+async def main():
+    memory = await open_memory_database(sys.argv[1])
+    await migrate_memory(memory)
+    data = await open_database(None)
+    catalog = CatalogService(data, CatalogStore(memory, "sample"))
+    print("started", flush=True)
+    sys.stdin.readline()  # both processes start building at the same moment
+    catalog.start()
+    snapshot = await catalog.wait_ready()
+    print(json.dumps({"builds": catalog.builds, "tables": len(snapshot.catalog.tables)}))
+    await catalog.aclose(); await data.aclose(); await memory.aclose()
+
+asyncio.run(main())
+"""
+
+
+async def test_two_processes_share_one_build(postgres_database):
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            WORKER_SCRIPT,
+            postgres_database,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        for _ in range(2)
+    ]
+    for process in processes:
+        assert (await process.stdout.readline()).strip() == b"started"
+    for process in processes:
+        process.stdin.write(b"go\n")
+        await process.stdin.drain()
+    outputs = [json.loads((await process.communicate())[0]) for process in processes]
+
+    assert sorted(output["builds"] for output in outputs) == [0, 1]
+    assert [output["tables"] for output in outputs] == [6, 6]
