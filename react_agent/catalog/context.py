@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from react_agent.catalog.search import SchemaIndex
 from react_agent.catalog.service import CatalogService, Snapshot
@@ -23,8 +24,8 @@ VALUE_BOOST = 5.0
 """Score added to a table one of whose values the question says."""
 SEARCH_RESULTS = 5
 """Tables one search_schema call shows."""
-LIST_PAGE_SIZE = 100
-"""Table names per page of list_tables."""
+MAX_CACHED_FILTERS = 64
+"""Callers' filters whose views of one snapshot are kept (each scope is one)."""
 
 FULL_HEADER = (
     "Schema: every table you may read is described below (columns, keys, descriptions, "
@@ -68,23 +69,37 @@ class SchemaContext:
         self.budget_chars = budget_chars
         self.readable = readable
 
-    def _tables(self, snapshot: Snapshot) -> list[ViewTable]:
-        key = ("tables", _filter_key(self.readable))
+    def _cached(self, snapshot: Snapshot, kind: str, make: Callable[[], Any]) -> Any:
+        """Return what `make` built for this snapshot and this caller's filter, building once."""
+        key = (kind, _filter_key(self.readable))
         if key not in snapshot.derived:
-            snapshot.derived[key] = visible_tables(
-                snapshot.catalog, snapshot.semantics, self.readable
-            )
-        return snapshot.derived[key]  # type: ignore[return-value]
+            if len(snapshot.derived) >= MAX_CACHED_FILTERS * 3:
+                # Many callers' filters (one per scope): start again rather than grow forever,
+                # keeping the indexes, which every caller shares.
+                indexes = snapshot.derived.get("indexes")
+                snapshot.derived.clear()
+                if indexes is not None:
+                    snapshot.derived["indexes"] = indexes
+            snapshot.derived[key] = make()
+        return snapshot.derived[key]
+
+    def _tables(self, snapshot: Snapshot) -> list[ViewTable]:
+        return self._cached(
+            snapshot,
+            "tables",
+            lambda: visible_tables(snapshot.catalog, snapshot.semantics, self.readable),
+        )
 
     def _lookup(self, snapshot: Snapshot) -> dict[str, tuple[ViewTable, frozenset[str]]]:
         """Return the readable tables by lower-case name, each with its readable columns."""
-        key = ("lookup", _filter_key(self.readable))
-        if key not in snapshot.derived:
-            snapshot.derived[key] = {
+        return self._cached(
+            snapshot,
+            "lookup",
+            lambda: {
                 t.name.lower(): (t, frozenset(c.name for c in t.columns))
                 for t in self._tables(snapshot)
-            }
-        return snapshot.derived[key]  # type: ignore[return-value]
+            },
+        )
 
     def _derived(self, snapshot: Snapshot) -> _Derived:
         # The indexes cover every table not hidden; each caller's filter applies to results.
@@ -95,15 +110,13 @@ class SchemaContext:
         return snapshot.derived["indexes"]  # type: ignore[return-value]
 
     def _full_text(self, snapshot: Snapshot) -> str:
-        key = ("full", _filter_key(self.readable))
-        if key not in snapshot.derived:
+        def render() -> str:
             tables = self._tables(snapshot)
             parts = [FULL_HEADER, *(render_table(t) for t in tables)]
             metrics = render_metrics(visible_metrics(snapshot.semantics, tables))
-            if metrics:
-                parts += [METRICS_HEADER, metrics]
-            snapshot.derived[key] = "\n".join(parts)
-        return snapshot.derived[key]  # type: ignore[return-value]
+            return "\n".join([*parts, METRICS_HEADER, metrics] if metrics else parts)
+
+        return self._cached(snapshot, "full", render)
 
     async def prompt_section(self, question: str) -> str:
         """Return the schema part of the system prompt for `question` ("" before a build)."""
