@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -219,10 +220,17 @@ def _within(names: list[str], room: int) -> str:
 
 
 def _filter_key(readable: Readable | None) -> object:
-    """Return a cache key for a filter: itself when hashable (frozen), else its identity."""
+    """Return a cache key for a filter: itself when hashable, else its content, else identity.
+
+    The access Scope is frozen but holds mappings, so it is not hashable; two requests
+    with equal scopes share a view through its `to_dict()`.
+    """
     try:
         hash(readable)
     except TypeError:
+        as_dict = getattr(readable, "to_dict", None)
+        if callable(as_dict):
+            return json.dumps(as_dict(), sort_keys=True, default=str)
         return id(readable)
     return readable
 

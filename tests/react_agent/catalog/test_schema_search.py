@@ -132,3 +132,40 @@ async def test_a_value_in_several_columns_keeps_the_one_the_question_is_about(
 
     assert [(link.table, link.column) for link in stores] == [("stores", "city")]
     assert [(link.table, link.column) for link in members] == [("customers", "city")]
+
+
+class ScopeLike:
+    """A filter shaped like the access Scope: frozen content in mappings, so not hashable."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, tables: set[str], denied: dict[str, set[str]]) -> None:
+        self.tables, self.denied = frozenset(tables), {t: frozenset(c) for t, c in denied.items()}
+
+    def can_read(self, table: str) -> bool:
+        return table.lower() in self.tables
+
+    def readable_columns(self, table: str, columns):
+        return [c for c in columns if c.lower() not in self.denied.get(table.lower(), ())]
+
+    def to_dict(self) -> dict:
+        return {
+            "tables": sorted(self.tables),
+            "denied": {t: sorted(c) for t, c in self.denied.items()},
+        }
+
+
+async def test_denied_columns_and_their_values_stay_out_for_an_unhashable_scope(
+    sample_catalog_service,
+):
+    scope = ScopeLike({"stores", "regions"}, {"stores": {"city"}})
+    context = SchemaContext(sample_catalog_service, 12_000, scope)
+
+    section = await context.prompt_section("上海有几家门店")
+    again = await SchemaContext(
+        sample_catalog_service, 12_000, ScopeLike({"stores", "regions"}, {"stores": {"city"}})
+    ).prompt_section("上海有几家门店")
+
+    assert "\nstores (~32 rows)" in section and "  city " not in section
+    assert "stores.city" not in section  # the denied column's values are not linked either
+    assert again == section
