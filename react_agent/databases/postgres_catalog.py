@@ -92,13 +92,17 @@ async def introspect_postgres(
             primary[oid] = tuple(sources)
         else:
             foreign[oid].append(ForeignKey(tuple(sources), parent, tuple(targets)))
+    known_empty = connection.info.server_version >= 140000
     found = []
     for oid, name, relkind, estimate, comment, qualified in tables:
         rows = None if estimate is None or estimate < 0 else int(estimate)
+        # From PostgreSQL 14 on, reltuples 0 means analysed and empty (never analysed is -1):
+        # no values to read, so no query.
         wanted = [
             column
             for column, type_, _, _, n_distinct in columns[oid]
-            if _may_keep_values(name, column, type_, n_distinct, rows, sensitive, max_distinct)
+            if not (rows == 0 and known_empty)
+            and _may_keep_values(name, column, type_, n_distinct, rows, sensitive, max_distinct)
         ]
         values = await _distinct_values(connection, qualified, wanted, max_distinct)
         keys = primary.get(oid, ())
