@@ -15,8 +15,10 @@ TARGETS = {
 
 NOTES = """\
 Notes:
-- `introspect_seconds`: `SQLDatabase.introspect()` alone (PostgreSQL: the catalog queries
-  plus one distinct-values query per table). `refresh_seconds`: `CatalogService.refresh()`,
+- `introspect_seconds`: `SQLDatabase.introspect()` alone (PostgreSQL: three catalog queries
+  plus one distinct-values query per table that may hold values; 950 of the 1,000 tables are
+  analysed and empty, so skipped: an earlier run that queried every table took 13-17 s).
+  `refresh_seconds`: `CatalogService.refresh()`,
   which introspects again and applies the semantic file (on SQLite, a generated 15,000-column
   file carries the comments). `refresh_and_index_seconds` adds the BM25 and value indexes.
   `python_peak_mb`: tracemalloc's peak over the build (Python allocations only).
@@ -26,9 +28,9 @@ Notes:
   questions use the comments' words, so recall is an upper bound for real questions.
 - Latency is `SchemaContext.prompt_section` per question (value linking, ranking and
   rendering), after warm-up. The machine's 2 cores were shared by eight engineers' test
-  runs (load average above): p50 is about 1 ms, and p99 is set by scheduling (a run with
-  the collector frozen, as `python -m app` does once started, gave p50 0.7 ms / p99 16 ms
-  under the same load).
+  runs (load average above): p50 is about 1 ms, and p99 is set by scheduling (earlier runs
+  at load average 12 gave p99 20-22 ms; one with the collector frozen, as `python -m app`
+  does once started, p50 0.7 ms / p99 16 ms under that load).
 """
 
 
