@@ -12,6 +12,7 @@ from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel
 
 ADMIN_KEY, ALICE_KEY = "admin-key-123", "alice-key-456"
+AMOUNT_SQL = "SELECT SUM(amount) FROM orders"
 SEMANTIC = Path(__file__).resolve().parents[2] / "config" / "semantic.sample.yaml"
 
 
@@ -46,7 +47,7 @@ async def test_the_schema_shows_readable_tables_with_the_files_words(settings):
     assert [m["name"] for m in data["metrics"]] == ["销售额", "客单价"]
 
 
-async def test_refresh_is_for_admin_keys_and_reports_the_new_build(settings, tmp_path):
+async def test_refresh_is_for_admin_keys_and_reports_the_new_build_and_drift(settings, tmp_path):
     data_path = tmp_path / "data.db"
     with sqlite3.connect(data_path) as connection:
         connection.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL)")
@@ -56,24 +57,37 @@ async def test_refresh_is_for_admin_keys_and_reports_the_new_build(settings, tmp
             "api_keys": SecretStr(f"{ADMIN_KEY}; {ALICE_KEY}=alice"),
         }
     )
+    example = {"training_data_type": "sql", "question": "总金额", "sql": AMOUNT_SQL}
     async with running_service(settings, model=ScriptedChatModel()) as service:
         await agent_service_of(service.app).catalog.wait_ready()
+        created = await service.http.post(
+            "/api/v0/training_data/create", json={"data": example}, headers=bearer(ADMIN_KEY)
+        )
         refused = await service.http.post("/api/v0/schema/refresh", headers=bearer(ALICE_KEY))
         with sqlite3.connect(data_path) as connection:
             connection.execute("CREATE TABLE refunds (id INTEGER PRIMARY KEY, reason TEXT)")
+            connection.execute("ALTER TABLE orders DROP COLUMN amount")
         refreshed = await service.http.post("/api/v0/schema/refresh", headers=bearer(ADMIN_KEY))
         schema = await service.http.get("/api/v0/schema", headers=bearer(ALICE_KEY))
         health = await service.http.get("/health")
+        examples = await service.http.post(
+            "/api/v0/training_data/query", json={}, headers=bearer(ADMIN_KEY)
+        )
 
     assert refused.status_code == 403
     assert refused.json()["data"]["error_type"] == "FORBIDDEN"
     assert refreshed.status_code == 200
+    assert created.status_code == 200
     assert refreshed.json()["data"]["tables"] == 2
     assert refreshed.json()["data"]["status"] == "ready"
+    assert refreshed.json()["data"]["stale_examples"] == 1
     assert [t["name"] for t in schema.json()["data"]["tables"]] == ["orders", "refunds"]
     report = health.json()["data"]["schema"]
     assert report["enabled"] is True and report["tables"] == 2
-    assert report["stale_examples"] == 0 and report["semantic_problems"] == []
+    assert report["stale_examples"] == 1 and report["semantic_problems"] == []
+    (record,) = examples.json()["data"]["records"]
+    assert record["stale"] is True
+    assert record["stale_reason"] == "gone: orders.amount not in the database"
 
 
 async def test_the_schema_route_says_when_the_catalogue_is_off(settings):
