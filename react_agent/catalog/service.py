@@ -177,12 +177,17 @@ class CatalogService:
         return snapshot
 
     async def _wait_for_other_build(self) -> Snapshot:
+        """Wait for another worker's build; take it over if that worker failed or died."""
         assert self.store is not None
         while True:
             stored = await self.store.read()
             if stored.status == READY and stored.catalog is not None:
                 self._revision = stored.revision
                 return self._apply(stored.catalog)
+            if await self.store.claim(
+                self.builder, time.time(), fresh_seconds=FRESH_SECONDS, stuck_seconds=STUCK_SECONDS
+            ):
+                return await self._build(self.store)
             await asyncio.sleep(WAIT_POLL_SECONDS)
 
     def _apply(self, catalog: Catalog) -> Snapshot:

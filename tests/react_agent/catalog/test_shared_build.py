@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,23 @@ async def test_two_processes_share_one_build(postgres_database):
 
     assert sorted(output["builds"] for output in outputs) == [0, 1]
     assert [output["tables"] for output in outputs] == [6, 6]
+
+
+async def test_a_worker_waiting_for_a_failed_build_takes_it_over(tmp_path):
+    memory = await open_memory_database(f"sqlite:///{tmp_path / 'memory.db'}")
+    await migrate_memory(memory)
+    data = await open_database(None)
+    try:
+        store = CatalogStore(memory, "sample")
+        # Another worker claimed the build, then gave it back after failing.
+        assert await store.claim("other", time.time(), fresh_seconds=60, stuck_seconds=600)
+        waiting = CatalogService(data, CatalogStore(memory, "sample"))
+        waiter = asyncio.create_task(waiting.refresh(force=False))
+        await store.release("other")
+        snapshot = await waiter
+
+        assert waiting.builds == 1 and len(snapshot.catalog.tables) == 6
+        assert (await store.read()).status == "ready"
+    finally:
+        await data.aclose()
+        await memory.aclose()
