@@ -33,6 +33,7 @@ from app.routes import (
     page,
     ready,
     runs,
+    schema,
     suggestions,
     training_data,
     usage,
@@ -103,6 +104,7 @@ def create_app(
     app.register_blueprint(training_data.blueprint)
     app.register_blueprint(audit.blueprint)
     app.register_blueprint(usage.blueprint)
+    app.register_blueprint(schema.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(

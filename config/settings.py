@@ -13,6 +13,7 @@ from config.clarify_settings import ClarifySettings
 from config.observability_settings import ObservabilitySettings
 from config.quality_settings import QualitySettings
 from config.quota_settings import QuotaSettings
+from config.schema_settings import SchemaSettings
 
 
 class Settings(
@@ -21,6 +22,7 @@ class Settings(
     AuditSettings,
     QuotaSettings,
     ObservabilitySettings,
+    SchemaSettings,
     BaseSettings,
 ):
     """Every setting of the service; each field is the upper-case environment variable."""

@@ -61,6 +61,13 @@ class ModelCallReporter(Protocol):
         """Report one model call: its model, outcome (ok, error, cancelled), time, tokens."""
 
 
+class SchemaPrompt(Protocol):
+    """The schema part of the prompt for a question (react_agent.catalog.context)."""
+
+    async def prompt_section(self, question: str) -> str:
+        """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
+
+
 class HistoryHooks(Protocol):
     """What the nodes ask of the conversation history (react_agent.history.TurnHistory)."""
 
@@ -101,6 +108,8 @@ class AgentNodes:
         clarify: Whether the model has ask_user (a run may still turn asking off).
         report_model_call: Tells the run's listeners of each model call; None tells none.
         model_name: The configured model's name, for reports whose answer names none.
+        schema: The schema for each question's prompt (the catalogue); None lists only
+            `tables`.
 
     """
 
@@ -118,6 +127,7 @@ class AgentNodes:
     clarify: bool = False
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
+    schema: SchemaPrompt | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -134,12 +144,13 @@ class AgentNodes:
         """Ask the model for its next step: tool calls, or the answer."""
         context = visible_messages(state["messages"], state.get("context_start_id"))
         listed = self.history.results_source(state, context) if self.history else state["messages"]
+        schema = await self._schema_for_question(state)
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
             row_limit=self.row_limit,
             language_hint=self.language_hint,
-            tables=", ".join(self.tables) or "(none)",
+            tables="see the schema below" if schema else ", ".join(self.tables) or "(none)",
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
                 for r in recent_results(listed)
@@ -147,6 +158,8 @@ class AgentNodes:
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
+        if schema:
+            prompt = f"{prompt}\n\n{schema}"
         examples = await self._examples_for_question(state)
         if examples.get("examples_prompt"):
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
@@ -172,6 +185,20 @@ class AgentNodes:
         usage = getattr(response, "usage_metadata", None)
         self.report_model_call(model or self.model_name, "ok", time.perf_counter() - started, usage)
         return response
+
+
+    async def _schema_for_question(self, state: AgentState) -> str:
+        """Return the schema section for the current question; a failure leaves it out."""
+        if self.schema is None:
+            return ""
+        question = next(
+            (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
+        )
+        try:
+            return await self.schema.prompt_section(message_text(question) if question else "")
+        except Exception as exc:
+            logger.warning("the schema section could not be made; the prompt lists tables: %s", exc)
+            return ""
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
         """Retrieve the examples once per question (first model call); a failure costs none.

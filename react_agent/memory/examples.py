@@ -18,10 +18,11 @@ TRAINING_DATA_TYPES = (SQL, ERROR_SQL, DOCUMENTATION, DDL)
 """`sql` and `error_sql` hold a question and its SQL; the others a note (`ddl`: a schema note)."""
 
 SORT_COLUMNS = frozenset({"created_at", "updated_at", "training_data_type", "question", "id"})
-_COLUMNS = (
+_INSERTED = (
     "id, training_data_type, question, content, created_at, updated_at, source_feedback_id, "
     "status, check_result"
 )
+_COLUMNS = f"{_INSERTED}, stale, stale_reason"
 
 PROPOSED = "proposed"
 VERIFIED = "verified"
@@ -47,6 +48,9 @@ class MemoryItem:
     """proposed (from feedback, not served), verified, or rejected (an error_sql negative)."""
     check_result: str | None = None
     """JSON of the one run of a proposed example's SQL: columns, first rows, count, or error."""
+    stale: bool = False
+    """Its SQL reads a table or column the schema no longer has (never retrieved then)."""
+    stale_reason: str | None = None
     embedding: str | None = None
     """JSON list of floats, when an embedding model is configured (see vectors.py)."""
 
@@ -66,6 +70,8 @@ class MemoryItem:
             source_feedback_id=self.source_feedback_id,
             status=self.status,
             check_result=json.loads(self.check_result) if self.check_result else None,
+            stale=bool(self.stale),
+            stale_reason=self.stale_reason,
         )
         return record
 
@@ -102,7 +108,7 @@ class ExampleStore:
             check_result,
         )
         await self.database.execute(
-            f"INSERT INTO memory_items ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO memory_items ({_INSERTED}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item.id,
                 item.training_data_type,
@@ -131,7 +137,7 @@ class ExampleStore:
         """Replace an item's type and fields; False when there is no such item."""
         changed = await self.database.execute(
             "UPDATE memory_items SET training_data_type = ?, question = ?, content = ?, "
-            "updated_at = ?, embedding = NULL WHERE id = ?",
+            "updated_at = ?, embedding = NULL, stale = 0, stale_reason = NULL WHERE id = ?",
             (training_data_type, question, content, storage_timestamp(), item_id),
         )
         if changed:
@@ -229,15 +235,38 @@ class ExampleStore:
         return counts
 
     async def all_items(self, statuses: tuple[str, ...] | None = None) -> list[MemoryItem]:
-        """Return every item (or those in `statuses`) with its embedding, for the indexes."""
-        where, params = "", ()
+        """Return every item that is not stale (of `statuses`), with its embedding."""
+        where, params = "WHERE stale = 0", ()
         if statuses is not None:
-            where = f"WHERE status IN ({', '.join('?' for _ in statuses)})"
+            where += f" AND status IN ({', '.join('?' for _ in statuses)})"
             params = statuses
         rows = await self.database.fetch_all(
             f"SELECT {_COLUMNS}, embedding FROM memory_items {where}", params
         )
         return [MemoryItem(**row) for row in rows]
+
+    async def sql_items(self) -> list[MemoryItem]:
+        """Return every `sql` and `error_sql` item, stale or not (for schema drift)."""
+        rows = await self.database.fetch_all(
+            f"SELECT {_COLUMNS} FROM memory_items WHERE training_data_type IN (?, ?)",
+            (SQL, ERROR_SQL),
+        )
+        return [MemoryItem(**row) for row in rows]
+
+    async def set_stale(self, item_id: str, reason: str | None) -> None:
+        """Mark an item stale with `reason`, or un-mark it (None); the indexes follow."""
+        await self.database.execute(
+            "UPDATE memory_items SET stale = ?, stale_reason = ? WHERE id = ?",
+            (int(reason is not None), reason, item_id),
+        )
+        await self._bump_revision()
+
+    async def count_stale(self) -> int:
+        """Return how many items are stale."""
+        rows = await self.database.fetch_all(
+            "SELECT COUNT(*) AS n FROM memory_items WHERE stale = 1"
+        )
+        return int(rows[0]["n"])
 
     async def set_embedding(self, item: MemoryItem, embedding: str) -> None:
         """Store an item's embedding, unless the item changed since it was read."""

@@ -38,13 +38,31 @@ _VERSION_3_REVIEW_STATUS: Migration = (
     "CREATE INDEX IF NOT EXISTS memory_items_by_status ON memory_items (status)",
 )
 
+
+def _version_4(time_column: str) -> Migration:
+    # Version 4: the schema catalogue every worker shares; examples schema drift made stale.
+    return (
+        "CREATE TABLE IF NOT EXISTS schema_catalog (source TEXT PRIMARY KEY, "
+        "status TEXT NOT NULL, revision INTEGER NOT NULL DEFAULT 0, builder TEXT, "
+        f"started_at {time_column}, built_at TEXT, body TEXT)",
+        "ALTER TABLE memory_items ADD COLUMN stale INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE memory_items ADD COLUMN stale_reason TEXT",
+    )
+
+
 MIGRATIONS: dict[str, list[Migration]] = {
     "sqlite": [
         _version_1("INTEGER PRIMARY KEY AUTOINCREMENT"),
         _VERSION_2,
         _VERSION_3_REVIEW_STATUS,
+        _version_4("REAL"),
     ],
-    "postgres": [_version_1("BIGSERIAL PRIMARY KEY"), _VERSION_2, _VERSION_3_REVIEW_STATUS],
+    "postgres": [
+        _version_1("BIGSERIAL PRIMARY KEY"),
+        _VERSION_2,
+        _VERSION_3_REVIEW_STATUS,
+        _version_4("DOUBLE PRECISION"),
+    ],
 }
 """Versions in order; a new version is appended, an applied one is never edited."""
 

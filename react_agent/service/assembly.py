@@ -33,6 +33,7 @@ from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.ledger import open_ledger
+from react_agent.service.schema_catalog import open_catalog, schema_context, schema_tools
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -108,6 +109,8 @@ async def open_agent_service(
             )
         # Before the runs, so that it closes (writing the last audit records) after them.
         service.ledger = await stack.enter_async_context(open_ledger(settings))
+        # After the memory, where workers share one build; closed before it.
+        open_catalog(service, stack)
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
         for component, problem in service.problems.items():
@@ -165,6 +168,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         tools += build_memory_tools(retriever)
     # Every model call's outcome is recorded for /ready: its last-known reachability.
     observed = {"callbacks": [service.model_calls]}
+    schema = schema_context(service)
+    tools += schema_tools(schema)
     nodes = AgentNodes(
         model=model.bind_tools(tools).with_config(observed),
         dialect=service.database.dialect,
@@ -178,6 +183,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         report_retrieval=report_retrieval,
         report_model_call=report_model_call,
         model_name=settings.llm_model,
+        schema=schema,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),

@@ -46,6 +46,25 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "in_prompt": settings.memory,
             "embedding_model": settings.embedding_model,
         },
+        "schema": describe_catalog(service),
+    }
+
+
+def describe_catalog(service: AgentService) -> dict[str, Any]:
+    """Return what /health says of the schema catalogue: its build, file and drift."""
+    catalog = service.catalog
+    if catalog is None:
+        return {"enabled": False}
+    snapshot = catalog.snapshot
+    return {
+        "enabled": True,
+        "status": catalog.status,
+        "built_at": snapshot.catalog.built_at if snapshot else None,
+        "tables": len(snapshot.catalog.tables) if snapshot else 0,
+        "columns": snapshot.catalog.column_count if snapshot else 0,
+        "semantic_problems": list(snapshot.problems) if snapshot else [],
+        "stale_examples": catalog.stale_examples,
+        "error": catalog.error,
     }
 
 
@@ -80,6 +99,11 @@ async def check_components(service: AgentService, *, timeout: float) -> dict[str
             if component in failed:
                 service.problems[component] = failed[component]
     problems = {**service.problems, **failed}
+    if service.catalog is not None and service.memory is not None:
+        try:
+            service.catalog.stale_examples = await service.memory.examples.count_stale()
+        except Exception as exc:
+            logger.warning("could not count the stale examples: %s", exc)
     if database is not None and "data_database" not in problems and not service.tables:
         try:
             # In place: the agent's prompt holds this very list.

@@ -9,6 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
+from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
@@ -40,6 +41,8 @@ class AgentService:
     """The outcome of the model's last call, for /ready (recorded by a callback, no call)."""
     ledger: Ledger | None = None
     """The audit trail and the quota counters; None when AUDIT and every quota are off."""
+    catalog: CatalogService | None = None
+    """The schema catalogue (SCHEMA_CATALOG); None when off or without a data database."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

@@ -26,6 +26,8 @@ CHECK_SQL = "check_sql"
 RUN_SQL = "run_sql"
 READ_RESULT = "read_result"
 MAX_READ_ROWS = 100
+LIST_TABLES_PAGE = 100
+"""Tables per page of list_tables: a database of thousands is listed page by page."""
 
 
 TIMEOUT_MARK = "statement timeout"
@@ -105,14 +107,23 @@ class SqlTools:
         dialect = self.database.dialect
         return [name for name in names if is_table_allowed(name, dialect, self.allowed_tables)]
 
-    async def list_tables(self) -> str:
+    async def list_tables(self, page: int = 1) -> str:
         """List the tables in the database with their columns. Call this first."""
         names = self.allowed(await self.database.list_tables())
-        infos = await self.database.describe_tables(names)
-        return "\n".join(
+        pages = max(1, -(-len(names) // LIST_TABLES_PAGE))
+        page = min(max(1, page), pages)
+        start = (page - 1) * LIST_TABLES_PAGE
+        infos = await self.database.describe_tables(names[start : start + LIST_TABLES_PAGE])
+        lines = [
             f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
             for info in infos
-        )
+        ]
+        if pages > 1:
+            lines.append(
+                f"(tables {start + 1}-{start + len(infos)} of {len(names)}, page {page} of "
+                f"{pages}: call list_tables with page={page % pages + 1} for more)"
+            )
+        return "\n".join(lines)
 
     async def describe_tables(self, table_names: list[str]) -> str:
         """Show the columns (name and type) and row counts of the given tables."""

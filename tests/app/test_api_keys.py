@@ -100,6 +100,8 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     ("GET", "/api/v0/suggestions"): None,
     ("GET", "/api/v0/audit"): None,
     ("GET", "/api/v0/usage"): lambda user: {"params": {"user_id": user}},
+    ("GET", "/api/v0/schema"): None,
+    ("POST", "/api/v0/schema/refresh"): None,
 }
 OPEN_ROUTES = {("GET", "/health"), ("GET", "/ready"), ("GET", "/api/v0/ready")}
 ADMIN_ROUTES = {
@@ -107,6 +109,7 @@ ADMIN_ROUTES = {
     ("POST", "/api/v0/qa_feedback/add_to_training"),
     ("GET", "/api/v0/audit"),
     *((method, path) for method, path in ROUTE_REQUESTS if "/training_data/" in path),
+    ("POST", "/api/v0/schema/refresh"),
 }
 """Routes that change or read every user's data: a key bound to users gets 403 there."""
 USER_ROUTES = {route for route in ROUTE_REQUESTS if route not in ADMIN_ROUTES}

@@ -6,6 +6,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from react_agent.databases.sqlite import SQLiteDatabase
 from react_agent.databases.urls import SAMPLE_DATABASE_URL, sqlite_path_from_url
+from react_agent.tools.schema_tools import SchemaTools
 from react_agent.tools.sql_tools import build_sql_tools
 
 # Dumped from the tools before they were rewritten as module-level functions; the model must
@@ -16,7 +17,11 @@ EXPECTED_TOOL_SCHEMAS = [
         "function": {
             "name": "list_tables",
             "description": "List the tables in the database with their columns. Call this first.",
-            "parameters": {"properties": {}, "type": "object"},
+            # Optional: a database of more than LIST_TABLES_PAGE tables is listed page by page.
+            "parameters": {
+                "properties": {"page": {"default": 1, "type": "integer"}},
+                "type": "object",
+            },
         },
     },
     {
@@ -88,3 +93,30 @@ def test_the_model_sees_the_same_tool_names_descriptions_and_argument_schemas():
     tools = build_sql_tools(database, row_limit=10, preview_rows=5, timeout=3.0)
 
     assert [convert_to_openai_tool(t) for t in tools] == EXPECTED_TOOL_SCHEMAS
+
+
+SEARCH_SCHEMA_SCHEMA = {
+    "type": "function",
+    "function": {
+        "name": "search_schema",
+        "description": (
+            "Find tables by meaning: table or column names, business terms or values.\n\n"
+            "        Returns the best matching tables with their columns, keys, descriptions and\n"
+            "        sample values. Use it when the tables you need are not described already."
+        ),
+        "parameters": {
+            "properties": {"query": {"type": "string"}},
+            "required": ["query"],
+            "type": "object",
+        },
+    },
+}
+
+
+def test_the_model_sees_search_schema_with_one_query_argument():
+    async def search(query: str) -> str:
+        return query
+
+    assert [convert_to_openai_tool(t) for t in SchemaTools(search).as_tools()] == [
+        SEARCH_SCHEMA_SCHEMA
+    ]

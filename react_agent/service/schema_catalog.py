@@ -1,0 +1,70 @@
+"""Opening the schema catalogue of the service: shared build, drift checks, prompt and tool."""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import AsyncExitStack
+
+from langchain_core.tools import BaseTool
+
+from react_agent.catalog.context import SchemaContext, describe_search
+from react_agent.catalog.drift import mark_drifted_examples
+from react_agent.catalog.model import Catalog
+from react_agent.catalog.service import CatalogService
+from react_agent.catalog.store import CatalogStore
+from react_agent.catalog.view import TableAllowList
+from react_agent.databases.urls import SAMPLE_DATABASE_URL
+from react_agent.service.state import AgentService
+from react_agent.tools.schema_tools import SchemaTools
+
+
+def source_key(url: str | None) -> str:
+    """Return the key the catalogue of the data database at `url` is stored under."""
+    return hashlib.sha256((url or SAMPLE_DATABASE_URL).encode()).hexdigest()[:32]
+
+
+def open_catalog(service: AgentService, stack: AsyncExitStack) -> None:
+    """Start building the catalogue in the background (SCHEMA_CATALOG); stopped by `stack`."""
+    settings = service.settings
+    if not settings.schema_catalog or service.database is None:
+        return
+    memory = service.memory
+    store = (
+        CatalogStore(memory.database, source_key(settings.data_database_url)) if memory else None
+    )
+
+    async def check_drift(previous: Catalog | None, current: Catalog) -> None:
+        if memory is not None:
+            await mark_drifted_examples(memory.examples, previous, current)
+
+    catalog = CatalogService(
+        service.database,
+        store,
+        semantic_file=settings.semantic_file,
+        max_distinct=settings.schema_values_max_distinct,
+        refresh_seconds=settings.schema_refresh_seconds,
+        on_built=check_drift,
+    )
+    catalog.start()
+    stack.push_async_callback(catalog.aclose)
+    service.catalog = catalog
+
+
+def schema_context(service: AgentService) -> SchemaContext | None:
+    """Return the schema for the model's prompt, or None when SCHEMA_PROMPT_BUDGET is 0."""
+    settings = service.settings
+    if service.catalog is None or settings.schema_prompt_budget <= 0:
+        return None
+    readable = TableAllowList(settings.allowed_tables)
+    return SchemaContext(service.catalog, settings.schema_prompt_budget, readable)
+
+
+def schema_tools(context: SchemaContext | None) -> list[BaseTool]:
+    """Return search_schema over `context`, or nothing without one."""
+    if context is None:
+        return []
+
+    async def search(query: str) -> str:
+        return await describe_search(context, query)
+
+    return SchemaTools(search).as_tools()
