@@ -107,9 +107,7 @@ class Scope:
             tables=frozenset(tables) if tables is not None else None,
             row_filters=dict(data.get("row_filters") or {}),
             parameters=dict(data.get("parameters") or {}),
-            denied_columns={
-                t: frozenset(c) for t, c in (data.get("denied_columns") or {}).items()
-            },
+            denied_columns={t: frozenset(c) for t, c in (data.get("denied_columns") or {}).items()},
             sensitive_columns={
                 t: frozenset(c) for t, c in (data.get("sensitive_columns") or {}).items()
             },

@@ -1,0 +1,193 @@
+"""The scope on the parse tree: filtered tables wrapped, denied columns and tables refused.
+
+Every reference to a real table that has a row filter or denied columns is replaced by
+`(SELECT <allowed columns> FROM t WHERE <filter>) AS <alias>`, wherever it appears (FROM,
+JOIN, subqueries, CTE bodies, set-operation branches, correlated and scalar subqueries),
+so `*`, `t.*` and whole-row references see only the allowed columns and rows. The filter's
+`:name` placeholders stay placeholders: their values travel as bound parameters. Which
+reference is a real table and which a CTE comes from sqlglot's scope analysis; a CTE named
+like a real table is refused, so it can neither hide a table from the rewrite nor stand in
+for the table a filter's own subquery reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.scope import traverse_scope
+
+from react_agent.access.scope import Scope
+from react_agent.access.taint import sensitive_outputs
+
+DEFAULT_SCHEMAS = frozenset({"main", "public"})
+"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
+
+
+class ScopeRefused(Exception):
+    """The query reaches outside the caller's scope; `rule` is the UPPER_SNAKE rule broken."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ScopedQuery:
+    """The SQL to run under a scope, with its bound parameters."""
+
+    sql: str
+    """The SQL as it runs (the model's, rewritten)."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """Values of the filters' placeholders."""
+    tables: tuple[str, ...] = ()
+    """The real tables the query reads (lower case)."""
+    sensitive_columns: frozenset[str] = frozenset()
+    """Lower-case names of result columns whose values never reach the model."""
+
+
+def apply_scope(
+    sql: str, dialect: str, scope: Scope, columns_of: Mapping[str, Sequence[str]]
+) -> ScopedQuery:
+    """Return `sql` rewritten to read only what `scope` allows, or raise ScopeRefused.
+
+    Args:
+        sql: One SELECT, already passed by the SQL guard.
+        dialect: The sqlglot dialect of the database.
+        scope: The running question's scope.
+        columns_of: Lower-case table name → its column names as the database spells them
+            (needed for tables with denied columns).
+
+    """
+    if scope.is_unrestricted or not scope.rewrite:
+        return ScopedQuery(sql)
+    tree = _parse(sql, dialect)
+    if tree.find(exp.Placeholder) is not None:
+        raise ScopeRefused("PLACEHOLDER_NOT_ALLOWED", "the query may not contain placeholders")
+    real_tables = _real_tables(tree, columns_of)
+    names = {_table_name(table) for table in real_tables}
+    _refuse_unreadable(names, scope)
+    _refuse_denied_columns(tree, names, scope)
+    taint = sensitive_outputs(tree, real_tables, scope)
+    used: set[str] = set()
+    for table in real_tables:
+        name = _table_name(table)
+        if name in scope.row_filters or scope.denied_columns.get(name):
+            table.replace(_wrapped(table, name, scope, columns_of, used))
+    params = {key: scope.parameters[key] for key in sorted(used)}
+    return ScopedQuery(tree.sql(dialect=dialect), params, tuple(sorted(names)), taint)
+
+
+def _parse(sql: str, dialect: str) -> exp.Expression:
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except ParseError as exc:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", f"the query could not be parsed: {exc}") from exc
+    if tree is None:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", "the query is empty")
+    return tree
+
+
+def _table_name(table: exp.Table) -> str:
+    return table.name.lower()
+
+
+def _real_tables(tree: exp.Expression, columns_of: Mapping[str, Sequence[str]]) -> list[exp.Table]:
+    """Return the table references that read a real table, not a CTE; refuse shadowing."""
+    try:
+        scopes = traverse_scope(tree)
+    except (OptimizeError, RecursionError) as exc:
+        raise ScopeRefused(
+            "QUERY_NOT_ANALYSABLE", f"the query could not be analysed: {exc}"
+        ) from exc
+    ctes = set()
+    for cte in tree.find_all(exp.CTE):
+        if cte.alias_or_name.lower() in columns_of:
+            raise ScopeRefused(
+                "CTE_SHADOWS_TABLE",
+                f"a WITH query may not be named like the table {cte.alias_or_name!r}; rename it",
+            )
+    for scope in scopes:
+        for table in scope.tables:
+            source = scope.sources.get(table.alias_or_name)
+            if source is not None and not isinstance(source, exp.Table):
+                ctes.add(id(table))
+    tables = []
+    for table in tree.find_all(exp.Table):
+        if id(table) in ctes or not isinstance(table.this, exp.Identifier):
+            continue  # a CTE reference, or a table function such as json_each(…)
+        schema = table.db.lower()
+        if table.catalog or (schema and schema not in DEFAULT_SCHEMAS):
+            raise ScopeRefused(
+                "TABLE_NOT_ALLOWED", f"the table {table.sql()} is outside the readable tables"
+            )
+        tables.append(table)
+    return tables
+
+
+def _refuse_unreadable(names: set[str], scope: Scope) -> None:
+    refused = sorted(name for name in names if not scope.can_read(name))
+    if refused:
+        raise ScopeRefused(
+            "TABLE_NOT_ALLOWED",
+            f"your role may not read {', '.join(refused)}; readable tables: "
+            + ", ".join(sorted(scope.tables or ())),
+        )
+
+
+def _refuse_denied_columns(tree: exp.Expression, names: set[str], scope: Scope) -> None:
+    """Refuse a denied column's name anywhere: select list, WHERE, ON, USING, ORDER BY, calls.
+
+    By name, whatever the qualifier: a same-named column of another table is refused too,
+    which is the safe side of the doubt.
+    """
+    denied = {column for name in names for column in scope.denied_columns.get(name, ())}
+    if not denied:
+        return
+    for identifier in tree.find_all(exp.Identifier):
+        if identifier.name.lower() not in denied:
+            continue
+        if isinstance(identifier.parent, exp.Table | exp.TableAlias | exp.Alias):
+            continue  # a name given to something else, not a read of the column
+        raise ScopeRefused(
+            "COLUMN_DENIED",
+            f"your role may not read the column {identifier.name} "
+            "(not in any part of a query: select, where, join, order, group or function)",
+        )
+
+
+def _wrapped(
+    table: exp.Table,
+    name: str,
+    scope: Scope,
+    columns_of: Mapping[str, Sequence[str]],
+    used: set[str],
+) -> exp.Subquery:
+    """Return `(SELECT allowed FROM table WHERE filter) AS alias` for one table reference."""
+    source = table.copy()
+    alias = source.args.get("alias")
+    source.set("alias", None)
+    denied = scope.denied_columns.get(name)
+    if denied:
+        columns = columns_of.get(name)
+        if columns is None:
+            raise ScopeRefused("TABLE_NOT_ALLOWED", f"the columns of {name} are unknown")
+        projections: list[exp.Expression] = [
+            exp.column(column, quoted=True) for column in columns if column.lower() not in denied
+        ]
+    else:
+        projections = [exp.Star()]
+    select = exp.select(*projections).from_(source)
+    predicate = scope.row_filters.get(name)
+    if predicate is not None:
+        condition = sqlglot.parse_one(predicate)
+        used.update(p.name for p in condition.find_all(exp.Placeholder))
+        select = select.where(condition)
+    if alias is None:
+        alias = exp.TableAlias(this=table.this.copy())
+    return exp.Subquery(this=select, alias=alias)
