@@ -14,6 +14,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
 from config import localize
+from react_agent.access.current import current_scope
+from react_agent.access.masking import mask_for_model
 from react_agent.graph.messages import (
     message_text,
     requests_tools,
@@ -114,7 +116,7 @@ class AgentNodes:
             preview_rows=self.preview_rows,
             row_limit=self.row_limit,
             language_hint=self.language_hint,
-            tables=", ".join(self.tables) or "(none)",
+            tables=", ".join(t for t in self.tables if current_scope().can_read(t)) or "(none)",
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
                 for r in recent_results(listed)
@@ -127,7 +129,9 @@ class AgentNodes:
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
         if self.history:  # the index of earlier turns (blocks mode)
             prompt += self.history.prompt_section(state)
-        response = await self.model.ainvoke([SystemMessage(prompt), *context], config)
+        # The one boundary into the model: sensitive values become tokens here (access/masking).
+        model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
+        response = await self.model.ainvoke(model_input, config)
         return {"messages": [stamped(response)], **examples}
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:

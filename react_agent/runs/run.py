@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
+from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
 from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
 
@@ -20,6 +21,8 @@ class Run:
         self.events: list[RunEvent] = []
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: ServiceError | None = None
+        self.scope: Scope | None = None
+        """What the asking user may see, for this run's whole life (access.Scope)."""
         self._appended = asyncio.Event()
 
     @property

@@ -12,6 +12,8 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
+from react_agent.access.current import CURRENT_SCOPE
+from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.node import APPROVE_SQL_FLAG
 from react_agent.approval.pending import (
@@ -85,8 +87,12 @@ class AgentRunner:
         approve_sql: bool = False,
         resume: ApprovalDecision | None = None,
         on_busy: OnBusy = "reject",
+        scope: Scope | None = None,
     ) -> Run:
         """Claim the thread and start answering in the background.
+
+        `scope` is what the asking user may see (None: everything); it is stored with the
+        question in the checkpoint, and a resume runs under the stored one.
 
         With `approve_sql` the run stops before each query for a person's decision; with
         `resume` (and no question) it goes on from such a stop with the person's decision.
@@ -111,6 +117,7 @@ class AgentRunner:
         if resume is not None and release is not None:
             await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang)
+        run.scope = scope
         if release is None:
             run.append(RunWaiting(thread_id, "thread_busy"))
             self.waiting.add(run)
@@ -271,7 +278,6 @@ class AgentRunner:
     ) -> RunResult:
         # A resumed run asks for approval again: the model's next query waits as well.
         resuming = isinstance(question, ApprovalDecision)
-        config = self.config_for(run.thread_id, run.lang, approve_sql or resuming)
         path: list[str] = []
         approval: dict[str, Any] | None = None
         # The thread is claimed, so the run has started: say so before any slower step.
@@ -279,8 +285,12 @@ class AgentRunner:
         # Sub-agents (react_agent/subagents) add their own events to the run through it.
         CURRENT_EVENT_SINK.set(EventSink(run.append, stream_tokens, lambda: len(path)))
         async with asyncio.timeout(self.run_timeout):
-            snapshot = await self.graph.aget_state(config)
+            snapshot = await self.graph.aget_state(self.config_for(run.thread_id, run.lang))
             graph_input, tally = graph_input_for(snapshot, question, run.lang)
+            scope = _scope_of_run(run, snapshot, graph_input)
+            config = self.config_for(
+                run.thread_id, run.lang, approve_sql or resuming or scope.approve_sql
+            )
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
@@ -311,3 +321,20 @@ class AgentRunner:
             question=question if isinstance(question, str) else "",
             approval=approval,
         )
+
+
+def _scope_of_run(run: Run, snapshot: Any, graph_input: Any) -> Scope:
+    """Set the run's scope for its task (tools read it): a new question's, or the stored one.
+
+    A new question stores its scope in the checkpoint; a resume (graph_input a Command)
+    takes the one its question started with, wherever that was.
+    """
+    if isinstance(graph_input, dict):
+        scope = run.scope or Scope.allow_all()
+        graph_input["access_scope"] = scope.to_dict() if run.scope is not None else None
+    else:
+        stored = snapshot.values.get("access_scope")
+        scope = Scope.from_dict(stored) if stored else run.scope or Scope.allow_all()
+    run.scope = scope
+    CURRENT_SCOPE.set(scope)
+    return scope

@@ -9,7 +9,11 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 
-from react_agent.databases.base import QueryFailed, SQLDatabase
+from react_agent.access.catalog import TableColumns
+from react_agent.access.current import current_scope
+from react_agent.access.executor import run_in_scope, scoped_query
+from react_agent.access.rewrite import ScopeRefused
+from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -34,6 +38,7 @@ def build_sql_tools(
     preview_rows: int,
     timeout: float,
     allowed_tables: frozenset[str] | None = None,
+    columns: TableColumns | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -44,9 +49,11 @@ def build_sql_tools(
         timeout: Seconds a query may run.
         allowed_tables: Lower-case names of the tables the SQL may read and the tools
             show; None for every table (system catalogs are refused either way).
+        columns: The database's columns, for the running question's scope (the access
+            policy); None when there is no policy.
 
     """
-    return SqlTools(database, row_limit, preview_rows, timeout, allowed_tables).as_tools()
+    return SqlTools(database, row_limit, preview_rows, timeout, allowed_tables, columns).as_tools()
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ class SqlTools:
     preview_rows: int
     timeout: float
     allowed_tables: frozenset[str] | None = None
+    columns: TableColumns | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -76,14 +84,25 @@ class SqlTools:
     def allowed(self, names: list[str]) -> list[str]:
         """Return the names of `names` that the SQL may read and the tools may show."""
         dialect = self.database.dialect
-        return [name for name in names if is_table_allowed(name, dialect, self.allowed_tables)]
+        scope = current_scope()
+        return [
+            name
+            for name in names
+            if is_table_allowed(name, dialect, self.allowed_tables) and scope.can_read(name)
+        ]
+
+    def readable(self, info: TableInfo) -> list[tuple[str, str]]:
+        """Return the columns of a table the running question's scope may read."""
+        names = set(current_scope().readable_columns(info.name, [n for n, _ in info.columns]))
+        return [(name, type_) for name, type_ in info.columns if name in names]
 
     async def list_tables(self) -> str:
         """List the tables in the database with their columns. Call this first."""
         names = self.allowed(await self.database.list_tables())
         infos = await self.database.describe_tables(names)
         return "\n".join(
-            f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
+            f"{info.name} ({info.row_count} rows): "
+            + ", ".join(name for name, _ in self.readable(info))
             for info in infos
         )
 
@@ -94,7 +113,7 @@ class SqlTools:
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
             f"{info.name} ({info.row_count} rows):\n"
-            + "\n".join(f"  {name} {type_}" for name, type_ in info.columns)
+            + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
             for info in infos
         ]
         if missing:
@@ -109,8 +128,11 @@ class SqlTools:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
+            await scoped_query(self.database, sql, current_scope(), self.columns)
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
+        except ScopeRefused as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL, exc.rule)
         try:
             await self.database.explain(sql, timeout=self.timeout)
         except QueryFailed as exc:
@@ -126,12 +148,18 @@ class SqlTools:
         """
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
+            scoped, result = await run_in_scope(
+                self.database,
+                sql,
+                current_scope(),
+                self.columns,
+                row_limit=self.row_limit,
+                timeout=self.timeout,
+            )
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
-        try:
-            result = await self.database.run_query(
-                sql, row_limit=self.row_limit, timeout=self.timeout
-            )
+        except ScopeRefused as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL, exc.rule)
         except QueryFailed as exc:
             return ToolMessage(
                 content=f"Error: {exc}",
@@ -146,6 +174,8 @@ class SqlTools:
             name=RUN_SQL,
             artifact={
                 "sql": sql,
+                "sql_as_run": scoped.sql,
+                "sensitive_columns": sorted(scoped.sensitive_columns),
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),
