@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from quart import g, request
+from quart import current_app, g, request
 
-from app.app_state import app_settings, stream_runs, thread_id_clock
+from app.app_state import agent_service_of, app_settings, stream_runs, thread_id_clock
+from app.asking.access import request_actor, with_key_user
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
@@ -35,13 +36,16 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     g.lang = resolve_lang(
         requested_lang if isinstance(requested_lang, str) else None, accept_language
     )
+    payload = with_key_user(payload)
     if payload.get("resume") is not None:
         ask = validate_resume_request(payload, accept_language=accept_language)
     else:
         ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
     g.lang = ask.lang
     authorize_user(ask.user_id)
-    if app_settings().sql_approval == "always":
+    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
+    ask = replace(ask, actor=actor, scope=scope)
+    if app_settings().sql_approval == "always" or (scope is not None and scope.approve_sql):
         ask = replace(ask, approve_sql=True)
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id

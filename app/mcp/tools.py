@@ -6,10 +6,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.asking.access import actor_and_scope
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import validate_ask_request
 from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line
+from react_agent.access.scope import Scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
 from react_agent.runs.events import NodeFinished
@@ -52,7 +54,10 @@ class DataTools:
             thread_id = await unique_new_thread_id(
                 self.clock, service.run_events, ask.user_id, thread_id
             )
-        run = await service.require_runner().start(ask.question, thread_id, lang=ask.lang)
+        _, scope = actor_and_scope(service, ask.user_id, key)
+        run = await service.require_runner().start(
+            ask.question, thread_id, lang=ask.lang, scope=scope
+        )
         try:
             async for _, event in run.follow(0):
                 if isinstance(event, NodeFinished):
@@ -70,31 +75,44 @@ class DataTools:
             "conversation_id": thread_id,
         }
 
-    async def list_tables(self) -> list[str]:
-        """Return the tables the agent's SQL may read (SQL_ALLOWED_TABLES applies)."""
+    async def list_tables(self, key: ApiKey | None = None) -> list[str]:
+        """Return the tables the key's user may read (SQL_ALLOWED_TABLES and the policy)."""
         database = self._database()
         allowed = self.get_service().settings.allowed_tables
+        scope = self._scope(key)
         return [
             name
             for name in await database.list_tables()
-            if is_table_allowed(name, database.dialect, allowed)
+            if is_table_allowed(name, database.dialect, allowed) and scope.can_read(name)
         ]
 
-    async def describe_table(self, name: str) -> dict[str, Any]:
-        """Return a readable table's columns and row count, or raise 404 for any other."""
+    async def describe_table(self, name: str, key: ApiKey | None = None) -> dict[str, Any]:
+        """Return a readable table's readable columns and row count, or raise 404."""
         database = self._database()
         allowed = self.get_service().settings.allowed_tables
+        scope = self._scope(key)
         infos = []
-        if is_table_allowed(name, database.dialect, allowed):
+        if is_table_allowed(name, database.dialect, allowed) and scope.can_read(name):
             infos = await database.describe_tables([name])
         if not infos:
             raise ServiceError(404, "TABLE_NOT_FOUND", f"no readable table {name!r}")
         info = infos[0]
+        readable = set(scope.readable_columns(info.name, [c for c, _ in info.columns]))
         return {
             "name": info.name,
-            "columns": [{"name": column, "type": kind} for column, kind in info.columns],
+            "columns": [
+                {"name": column, "type": kind}
+                for column, kind in info.columns
+                if column in readable
+            ],
             "row_count": info.row_count,
         }
+
+    def _scope(self, key: ApiKey | None) -> Scope:
+        """Return the scope of the key's user (its first user, else guest); all without a policy."""
+        user = _default_user(key, None) or "guest"
+        _, scope = actor_and_scope(self.get_service(), user, key)
+        return scope or Scope.allow_all()
 
     def _database(self) -> SQLDatabase:
         service = self.get_service()

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
-from quart import Blueprint, Response, g, request
+from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_request, document_response
 
-from app.app_state import agent_service, app_settings, thread_id_clock
+from app.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
 from app.asking.accept import with_unique_thread_id
+from app.asking.access import request_actor, with_key_user
 from app.asking.bodies import read_json_object
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
@@ -75,7 +77,7 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     body = parse_chat_request(await read_json_object(request))
     ask = await with_unique_thread_id(accept_chat_request(body))
     runner = agent_service().require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang)
+    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang, scope=ask.scope)
     g.conversation_id = ask.thread_id
     completion = Completion(f"chatcmpl-{run.run_id}", _model_name(), ask.thread_id, ask.lang)
     headers = {CONVERSATION_HEADER: quote(ask.thread_id, safe=":")}
@@ -115,11 +117,10 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
     conversation_id = (body.metadata or {}).get("conversation_id")
     if conversation_id is None and request.headers.get(CONVERSATION_HEADER):
         conversation_id = unquote(request.headers[CONVERSATION_HEADER])
-    payload = {
-        "question": last_user_text(body),
-        "user_id": body.user,
-        "conversation_id": conversation_id,
-    }
+    # A key bound to one user acts as that user when the body names none.
+    payload = with_key_user(
+        {"question": last_user_text(body), "user_id": body.user, "conversation_id": conversation_id}
+    )
     ask = validate_ask_request(
         payload,
         thread_id_clock(),
@@ -129,7 +130,8 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     authorize_user(ask.user_id)
-    return ask
+    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
+    return replace(ask, actor=actor, scope=scope)
 
 
 def last_user_text(body: ChatCompletionRequest) -> str:

@@ -49,6 +49,7 @@ async def answer_question() -> tuple[dict, int, dict[str, str]]:
         approve_sql=ask.approve_sql,
         resume=ask.resume,
         on_busy=ask.on_busy,
+        scope=ask.scope,
     )
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from react_agent.access.actor import Actor
+from react_agent.access.catalog import TableColumns
 from react_agent.access.policy import Policy, load_policy
 from react_agent.access.scope import Scope
 
@@ -67,3 +68,18 @@ class PolicySource:
     def scope_for(self, actor: Actor) -> Scope:
         """Return the scope of `actor` under the current policy."""
         return self.current().scope_for(actor)
+
+
+async def open_policy_source(path: Path, columns: TableColumns | None) -> PolicySource:
+    """Read and check POLICY_FILE against the data database's tables and columns.
+
+    With the database unreachable at start-up, names are not checked (the rewrite still
+    refuses what the scope does not allow); a wrong file raises PolicyError either way.
+    """
+    catalog = None
+    if columns is not None:
+        try:
+            catalog = await columns.get()
+        except Exception as exc:
+            logger.warning("policy file %s: names not checked, database unavailable: %s", path, exc)
+    return PolicySource(path, catalog)

@@ -320,6 +320,7 @@ class AgentRunner:
             usage=work.usage(),
             question=question if isinstance(question, str) else "",
             approval=approval,
+            show_sql=scope.show_sql,
         )
 
 
