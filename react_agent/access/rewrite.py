@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
@@ -24,6 +25,8 @@ from sqlglot.optimizer.scope import traverse_scope
 from react_agent.access.scope import Scope
 from react_agent.access.taint import sensitive_outputs
 
+_INNER_TABLE = "access_scope_inner_table"
+"""Stands for the table reference's own text inside the generated subquery."""
 DEFAULT_SCHEMAS = frozenset({"main", "public"})
 """Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 
@@ -75,12 +78,43 @@ def apply_scope(
     _refuse_denied_columns(tree, names, scope)
     taint = sensitive_outputs(tree, real_tables, scope)
     used: set[str] = set()
+    edits = []
     for table in real_tables:
         name = _table_name(table)
         if name in scope.row_filters or scope.denied_columns.get(name):
-            table.replace(_wrapped(table, name, scope, columns_of, used))
+            edits.append((table, _wrapped(table, name, scope, columns_of, used, dialect)))
     params = {key: scope.parameters[key] for key in sorted(used)}
-    return ScopedQuery(tree.sql(dialect=dialect), params, tuple(sorted(names)), taint)
+    return ScopedQuery(_spliced(sql, edits, dialect), params, tuple(sorted(names)), taint)
+
+
+def _spliced(sql: str, edits: list[tuple[exp.Table, exp.Subquery]], dialect: str) -> str:
+    """Return `sql` with each table reference's text replaced by its filtered subquery.
+
+    Only the references change: everything else stays as the model wrote it, so result
+    column names (which SQLite takes from the expression's text) come out the same.
+    """
+    spans = [_span(table) for table, _ in edits]
+    if any(span is None for span in spans):
+        # No positions from the parser: regenerate the whole statement instead.
+        for table, wrapper in edits:
+            table.replace(wrapper)
+        return edits[0][0].root().sql(dialect=dialect) if edits else sql
+    text = sql
+    pieces = sorted(zip(spans, edits, strict=True), key=lambda item: item[0][0], reverse=True)
+    for (start, end), (table, wrapper) in pieces:
+        original = sql[start:end]
+        body = wrapper.this.sql(dialect=dialect).replace(_INNER_TABLE, original, 1)
+        alias = "" if table.args.get("alias") else f" AS {original.split('.')[-1].strip()}"
+        text = f"{text[:start]}({body}){alias}{text[end:]}"
+    return text
+
+
+def _span(table: exp.Table) -> tuple[int, int] | None:
+    parts = table.parts
+    first, last = parts[0].meta, parts[-1].meta
+    if "start" not in first or "end" not in last:
+        return None
+    return first["start"], last["end"] + 1
 
 
 def _parse(sql: str, dialect: str) -> exp.Expression:
@@ -167,11 +201,17 @@ def _wrapped(
     scope: Scope,
     columns_of: Mapping[str, Sequence[str]],
     used: set[str],
+    dialect: str,
 ) -> exp.Subquery:
-    """Return `(SELECT allowed FROM table WHERE filter) AS alias` for one table reference."""
+    """Return `(SELECT allowed FROM table WHERE filter) AS alias` for one table reference.
+
+    Its FROM names a marker table that `_spliced` replaces with the reference's own text.
+    """
     source = table.copy()
     alias = source.args.get("alias")
     source.set("alias", None)
+    if table.parts[-1].meta.get("start") is not None:
+        source = exp.to_table(_INNER_TABLE)
     denied = scope.denied_columns.get(name)
     if denied:
         columns = columns_of.get(name)
@@ -185,9 +225,19 @@ def _wrapped(
     select = exp.select(*projections).from_(source)
     predicate = scope.row_filters.get(name)
     if predicate is not None:
-        condition = sqlglot.parse_one(predicate)
+        condition = _predicate(predicate)
         used.update(p.name for p in condition.find_all(exp.Placeholder))
         select = select.where(condition)
     if alias is None:
         alias = exp.TableAlias(this=table.this.copy())
     return exp.Subquery(this=select, alias=alias)
+
+
+@lru_cache(maxsize=256)
+def _parsed_predicate(predicate: str) -> exp.Expression:
+    return sqlglot.parse_one(predicate)
+
+
+def _predicate(predicate: str) -> exp.Expression:
+    """Return a fresh copy of a row filter's tree (parsed once per text)."""
+    return _parsed_predicate(predicate).copy()
