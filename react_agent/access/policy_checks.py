@@ -18,17 +18,27 @@ class PolicyError(ValueError):
 class Spot:
     """A node of the policy's YAML with the file it came from, for errors naming the line."""
 
-    def __init__(self, path: Path, node: yaml.Node | None, parent: Spot | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        node: yaml.Node | None,
+        parent: Spot | None = None,
+        key: yaml.Node | None = None,
+    ) -> None:
         self.path = path
         self.node = node
         self.parent = parent
+        self.key = key
 
     def error(self, message: str) -> PolicyError:
-        """Return an error naming this node's line (or its parent's when it is missing)."""
+        """Return an error naming the line of this entry's key (or its nearest present parent)."""
         spot: Spot | None = self
         while spot is not None and spot.node is None:
             spot = spot.parent
-        line = spot.node.start_mark.line + 1 if spot is not None and spot.node else 1
+        line = 1
+        if spot is not None:
+            mark = (spot.key or spot.node).start_mark  # type: ignore[union-attr]
+            line = mark.line + 1
         return PolicyError(f"{self.path}:{line}: {message}")
 
     @property
@@ -43,12 +53,12 @@ class Spot:
         if not isinstance(self.node, yaml.MappingNode):
             raise self.error(f"{what} must be a mapping")
 
-    def _pairs(self) -> list[tuple[str, yaml.Node]]:
+    def _pairs(self) -> list[tuple[str, yaml.Node, yaml.Node]]:
         if self.node is None:
             return []
         self.expect_mapping("this entry")
         assert isinstance(self.node, yaml.MappingNode)
-        return [(str(key.value), value) for key, value in self.node.value]
+        return [(str(key.value), key, value) for key, value in self.node.value]
 
     def refuse_unknown_keys(self, known: frozenset[str]) -> None:
         """Raise naming the line of the first key that is not in `known`."""
@@ -61,23 +71,23 @@ class Spot:
 
     def child(self, key: str, *, required: bool = False) -> Spot:
         """Return the value node of `key` (an absent Spot if missing, unless required)."""
-        for name, node in self._pairs():
+        for name, key_node, node in self._pairs():
             if name == key:
-                return Spot(self.path, node, self)
+                return Spot(self.path, node, self, key_node)
         if required:
             raise self.error(f"{key} is required")
         return Spot(self.path, None, self)
 
     def find(self, key: str) -> Spot:
         """Return the value node of `key`, compared without case."""
-        for name, node in self._pairs():
+        for name, key_node, node in self._pairs():
             if name.lower() == key.lower():
-                return Spot(self.path, node, self)
+                return Spot(self.path, node, self, key_node)
         return Spot(self.path, None, self)
 
     def items(self) -> list[tuple[str, Spot]]:
         """Return the mapping's keys and value nodes (none when absent)."""
-        return [(name, Spot(self.path, node, self)) for name, node in self._pairs()]
+        return [(name, Spot(self.path, node, self, key)) for name, key, node in self._pairs()]
 
     def names(self) -> list[str]:
         """Return a list of names in lower case (a single name counts as a list of one)."""
