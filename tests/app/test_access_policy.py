@@ -6,6 +6,7 @@ Sensitive values reach the model only as tokens, while the records keep them for
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
@@ -177,3 +178,44 @@ async def test_mcp_lists_only_the_tables_and_columns_the_key_may_read(governed):
     assert "unit_cost" in {
         c["name"] for c in (await tools.describe_table("products", root))["columns"]
     }
+
+
+async def test_an_approval_resume_runs_under_the_scope_its_question_started_with(
+    settings, tmp_path
+):
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(POLICY_FILE.read_text("utf-8"), "utf-8")
+    model = ScriptedChatModel(
+        replies=[call_tool("run_sql", sql="SELECT DISTINCT region_id FROM stores"), answer("ok")]
+    )
+    keys = SecretStr(f"{KEYS['alice']}=alice")
+    policed = settings.model_copy(update={"policy_file": policy_file, "api_keys": keys})
+    async with running_service(policed, model=model) as service:
+        waiting = await service.http.post(
+            "/api/v0/ask_react_agent",
+            json={"question": "regions?", "approve_sql": True},
+            headers=bearer("alice"),
+        )
+        data = waiting.json()["data"]
+        assert data["status"] == "awaiting_approval", data
+        # The policy moves alice to region 2 while her question waits for a person.
+        policy_file.write_text(
+            POLICY_FILE.read_text("utf-8").replace("region_id: 1}", "region_id: 2}"), "utf-8"
+        )
+        os.utime(policy_file, ns=(1, 10**18))
+        resumed = await service.http.post(
+            "/api/v0/ask_react_agent",
+            json={
+                "thread_id": data["conversation_id"],
+                "resume": {"interrupt_id": data["interrupt_id"], "action": "approve"},
+            },
+            headers=bearer("alice"),
+        )
+        assert resumed.status_code == 200, resumed.text
+        assert resumed.json()["data"]["records"]["rows"] == [{"region_id": 1}]
+        model.replies += [call_tool("run_sql", sql="SELECT DISTINCT region_id FROM stores")]
+        model.replies += [answer("ok")]
+        fresh = await service.http.post(
+            "/api/v0/ask_react_agent", json={"question": "again?"}, headers=bearer("alice")
+        )
+        assert fresh.json()["data"]["records"]["rows"] == [{"region_id": 2}]
