@@ -24,6 +24,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from react_agent.access.scope import Scope
 from react_agent.access.taint import sensitive_outputs
+from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
@@ -78,49 +79,87 @@ def apply_scope(
     _refuse_denied_columns(tree, names, scope)
     taint = sensitive_outputs(tree, real_tables, scope)
     used: set[str] = set()
-    edits = []
+    edits: list[tuple[int, int, str]] = []
     for table in real_tables:
         name = _table_name(table)
         if name in scope.row_filters or scope.denied_columns.get(name):
-            edits.append((table, _wrapped(table, name, scope, columns_of, used, dialect)))
+            edits.append(_edit(sql, table, name, scope, columns_of, dialect, used))
     params = {key: scope.parameters[key] for key in sorted(used)}
-    return ScopedQuery(_spliced(sql, edits, dialect), params, tuple(sorted(names)), taint)
+    return ScopedQuery(_spliced(sql, edits), params, tuple(sorted(names)), taint)
 
 
-def _spliced(sql: str, edits: list[tuple[exp.Table, exp.Subquery]], dialect: str) -> str:
+def _edit(
+    sql: str,
+    table: exp.Table,
+    name: str,
+    scope: Scope,
+    columns_of: Mapping[str, Sequence[str]],
+    dialect: str,
+    used: set[str],
+) -> tuple[int, int, str]:
+    """Return (start, end, text): a table reference's span and its filtered subquery."""
+    parts = table.parts
+    first, last = parts[0].meta, parts[-1].meta
+    if "start" not in first or "end" not in last:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", f"the table {name} could not be located")
+    start, end = first["start"], last["end"] + 1
+    original = sql[start:end]
+    allowed = None
+    denied = scope.denied_columns.get(name)
+    if denied:
+        if name not in columns_of:
+            raise ScopeRefused("TABLE_NOT_ALLOWED", f"the columns of {name} are unknown")
+        allowed = tuple(c for c in columns_of[name] if c.lower() not in denied)
+    body, placeholders = _subquery_text(scope.row_filters.get(name), allowed, dialect)
+    used.update(placeholders)
+    # Without an alias the subquery takes the table's own name, so t.col still resolves.
+    alias = "" if table.args.get("alias") else f" AS {original.split('.')[-1].strip()}"
+    return start, end, f"({body.replace(_INNER_TABLE, original, 1)}){alias}"
+
+
+def _spliced(sql: str, edits: list[tuple[int, int, str]]) -> str:
     """Return `sql` with each table reference's text replaced by its filtered subquery.
 
     Only the references change: everything else stays as the model wrote it, so result
     column names (which SQLite takes from the expression's text) come out the same.
     """
-    spans = [_span(table) for table, _ in edits]
-    if any(span is None for span in spans):
-        # No positions from the parser: regenerate the whole statement instead.
-        for table, wrapper in edits:
-            table.replace(wrapper)
-        return edits[0][0].root().sql(dialect=dialect) if edits else sql
     text = sql
-    pieces = sorted(zip(spans, edits, strict=True), key=lambda item: item[0][0], reverse=True)
-    for (start, end), (table, wrapper) in pieces:
-        original = sql[start:end]
-        body = wrapper.this.sql(dialect=dialect).replace(_INNER_TABLE, original, 1)
-        alias = "" if table.args.get("alias") else f" AS {original.split('.')[-1].strip()}"
-        text = f"{text[:start]}({body}){alias}{text[end:]}"
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = f"{text[:start]}{replacement}{text[end:]}"
     return text
 
 
-def _span(table: exp.Table) -> tuple[int, int] | None:
-    parts = table.parts
-    first, last = parts[0].meta, parts[-1].meta
-    if "start" not in first or "end" not in last:
-        return None
-    return first["start"], last["end"] + 1
+@lru_cache(maxsize=1024)
+def _subquery_text(
+    predicate: str | None, allowed: tuple[str, ...] | None, dialect: str
+) -> tuple[str, frozenset[str]]:
+    """Return `SELECT allowed FROM <marker> WHERE filter` in `dialect`, and its placeholders.
+
+    The marker table stands for the reference's own text; the filter's `:name`s stay
+    placeholders, written the way the dialect's driver binds them.
+    """
+    projections: list[exp.Expression] = (
+        [exp.column(column, quoted=True) for column in allowed]
+        if allowed is not None
+        else [exp.Star()]
+    )
+    select = exp.select(*projections).from_(exp.to_table(_INNER_TABLE))
+    placeholders: frozenset[str] = frozenset()
+    if predicate is not None:
+        condition = sqlglot.parse_one(predicate)
+        placeholders = frozenset(p.name for p in condition.find_all(exp.Placeholder))
+        select = select.where(condition)
+    return select.sql(dialect=dialect), placeholders
 
 
 def _parse(sql: str, dialect: str) -> exp.Expression:
+    """Return the guard's parse tree of `sql` (cached: the guard parsed it just before).
+
+    The rewrite only reads the tree (it splices text), so sharing the cached tree is safe.
+    """
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except ParseError as exc:
+        tree = parse_statement(sql, dialect)
+    except (QueryRejected, ParseError) as exc:
         raise ScopeRefused("QUERY_NOT_ANALYSABLE", f"the query could not be parsed: {exc}") from exc
     if tree is None:
         raise ScopeRefused("QUERY_NOT_ANALYSABLE", "the query is empty")
@@ -193,51 +232,3 @@ def _refuse_denied_columns(tree: exp.Expression, names: set[str], scope: Scope) 
             f"your role may not read the column {identifier.name} "
             "(not in any part of a query: select, where, join, order, group or function)",
         )
-
-
-def _wrapped(
-    table: exp.Table,
-    name: str,
-    scope: Scope,
-    columns_of: Mapping[str, Sequence[str]],
-    used: set[str],
-    dialect: str,
-) -> exp.Subquery:
-    """Return `(SELECT allowed FROM table WHERE filter) AS alias` for one table reference.
-
-    Its FROM names a marker table that `_spliced` replaces with the reference's own text.
-    """
-    source = table.copy()
-    alias = source.args.get("alias")
-    source.set("alias", None)
-    if table.parts[-1].meta.get("start") is not None:
-        source = exp.to_table(_INNER_TABLE)
-    denied = scope.denied_columns.get(name)
-    if denied:
-        columns = columns_of.get(name)
-        if columns is None:
-            raise ScopeRefused("TABLE_NOT_ALLOWED", f"the columns of {name} are unknown")
-        projections: list[exp.Expression] = [
-            exp.column(column, quoted=True) for column in columns if column.lower() not in denied
-        ]
-    else:
-        projections = [exp.Star()]
-    select = exp.select(*projections).from_(source)
-    predicate = scope.row_filters.get(name)
-    if predicate is not None:
-        condition = _predicate(predicate)
-        used.update(p.name for p in condition.find_all(exp.Placeholder))
-        select = select.where(condition)
-    if alias is None:
-        alias = exp.TableAlias(this=table.this.copy())
-    return exp.Subquery(this=select, alias=alias)
-
-
-@lru_cache(maxsize=256)
-def _parsed_predicate(predicate: str) -> exp.Expression:
-    return sqlglot.parse_one(predicate)
-
-
-def _predicate(predicate: str) -> exp.Expression:
-    """Return a fresh copy of a row filter's tree (parsed once per text)."""
-    return _parsed_predicate(predicate).copy()
