@@ -12,6 +12,7 @@ for the table a filter's own subquery reads.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +27,9 @@ from react_agent.access.scope import Scope
 from react_agent.access.taint import sensitive_outputs
 from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
+PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
+"""Prefix of the bound parameters' names, new per process: the model's SQL cannot name
+them, so a driver that reads `%(name)s` never takes text the model wrote for one."""
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
 DEFAULT_SCHEMAS = frozenset({"main", "public"})
@@ -84,7 +88,7 @@ def apply_scope(
         name = _table_name(table)
         if name in scope.row_filters or scope.denied_columns.get(name):
             edits.append(_edit(sql, table, name, scope, columns_of, dialect, used))
-    params = {key: scope.parameters[key] for key in sorted(used)}
+    params = {PARAMETER_PREFIX + key: scope.parameters[key] for key in sorted(used)}
     return ScopedQuery(_spliced(sql, edits), params, tuple(sorted(names)), taint)
 
 
@@ -148,6 +152,8 @@ def _subquery_text(
     if predicate is not None:
         condition = sqlglot.parse_one(predicate)
         placeholders = frozenset(p.name for p in condition.find_all(exp.Placeholder))
+        for placeholder in condition.find_all(exp.Placeholder):
+            placeholder.set("this", PARAMETER_PREFIX + placeholder.name)
         select = select.where(condition)
     return select.sql(dialect=dialect), placeholders
 

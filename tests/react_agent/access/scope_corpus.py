@@ -189,4 +189,7 @@ ATTEMPTS = [
     Attempt("SELECT * FROM orders -- WHERE 1 = 0"),
     Attempt("SELECT * FROM customers WHERE region_id = :region_id", REFUSED, dialects=("sqlite",)),
     Attempt("SELECT order_id FROM orders ORDER BY total_amount DESC, order_id LIMIT 5"),
+    # --- percent signs beside bound parameters (psycopg's %-style placeholders)
+    Attempt("SELECT customer_id FROM customers WHERE city LIKE '%京%'"),
+    Attempt("SELECT '100%' AS pct, '%(region_id)s' AS text, region_name FROM regions"),
 ]
