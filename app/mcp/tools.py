@@ -54,9 +54,9 @@ class DataTools:
             thread_id = await unique_new_thread_id(
                 self.clock, service.run_events, ask.user_id, thread_id
             )
-        _, scope = actor_and_scope(service, ask.user_id, key)
+        actor, scope = actor_and_scope(service, ask.user_id, key)
         run = await service.require_runner().start(
-            ask.question, thread_id, lang=ask.lang, scope=scope
+            ask.question, thread_id, lang=ask.lang, scope=scope, actor=actor
         )
         try:
             async for _, event in run.follow(0):

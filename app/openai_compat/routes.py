@@ -77,7 +77,9 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     body = parse_chat_request(await read_json_object(request))
     ask = await with_unique_thread_id(accept_chat_request(body))
     runner = agent_service().require_runner()
-    run = await runner.start(ask.question, ask.thread_id, lang=ask.lang, scope=ask.scope)
+    run = await runner.start(
+        ask.question, ask.thread_id, lang=ask.lang, scope=ask.scope, actor=ask.actor
+    )
     g.conversation_id = ask.thread_id
     completion = Completion(f"chatcmpl-{run.run_id}", _model_name(), ask.thread_id, ask.lang)
     headers = {CONVERSATION_HEADER: quote(ask.thread_id, safe=":")}

@@ -103,6 +103,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             resume=ask.resume,
             on_busy=ask.on_busy,
             scope=ask.scope,
+            actor=ask.actor,
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())

@@ -12,7 +12,8 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
-from react_agent.access.current import CURRENT_SCOPE
+from react_agent.access.actor import Actor
+from react_agent.access.current import CURRENT_ACTOR, CURRENT_SCOPE
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.node import APPROVE_SQL_FLAG
@@ -88,11 +89,13 @@ class AgentRunner:
         resume: ApprovalDecision | None = None,
         on_busy: OnBusy = "reject",
         scope: Scope | None = None,
+        actor: Actor | None = None,
     ) -> Run:
         """Claim the thread and start answering in the background.
 
         `scope` is what the asking user may see (None: everything); it is stored with the
-        question in the checkpoint, and a resume runs under the stored one.
+        question in the checkpoint, and a resume runs under the stored one. `actor` is who
+        asks (kept on the run and in CURRENT_ACTOR for listeners such as the audit).
 
         With `approve_sql` the run stops before each query for a person's decision; with
         `resume` (and no question) it goes on from such a stop with the person's decision.
@@ -118,6 +121,7 @@ class AgentRunner:
             await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang)
         run.scope = scope
+        run.actor = actor
         if release is None:
             run.append(RunWaiting(thread_id, "thread_busy"))
             self.waiting.add(run)
@@ -338,4 +342,5 @@ def _scope_of_run(run: Run, snapshot: Any, graph_input: Any) -> Scope:
         scope = Scope.from_dict(stored) if stored else run.scope or Scope.allow_all()
     run.scope = scope
     CURRENT_SCOPE.set(scope)
+    CURRENT_ACTOR.set(run.actor)
     return scope

@@ -16,7 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import SecretStr
 
 from app.app_state import agent_service_of, thread_id_clock_of
-from app.auth import api_keys_of
+from app.asking.access import actor_and_scope
+from app.auth import api_keys_of, parse_api_keys
 from app.mcp.tools import DataTools
 from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.react_agent.access.conftest import POLICY_FILE
@@ -219,3 +220,14 @@ async def test_an_approval_resume_runs_under_the_scope_its_question_started_with
             "/api/v0/ask_react_agent", json={"question": "again?"}, headers=bearer("alice")
         )
         assert fresh.json()["data"]["records"]["rows"] == [{"region_id": 2}]
+
+
+async def test_the_actor_carries_the_keys_id_roles_and_attributes_never_the_secret(governed):
+    key = api_keys_of(governed.app).match(KEYS["alice"])
+    assert key is not None and key.sole_user == "alice"
+    actor, scope = actor_and_scope(agent_service_of(governed.app), "alice", key)
+    assert actor.key_id == key.key_id and KEYS["alice"] not in actor.key_id
+    assert actor.key_id == parse_api_keys(f"{KEYS['alice']}=someone")[0].key_id  # stable
+    assert actor.roles == ("east_analyst",) and actor.attributes == {"region_id": 1}
+    assert scope is not None and "orders" in scope.row_filters
+    assert actor_and_scope(None, "alice", key)[1] is None  # no policy: no scope
