@@ -19,10 +19,13 @@ from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.access import actor_and_scope
 from app.auth import api_keys_of, parse_api_keys
 from app.mcp.tools import DataTools
+from react_agent.access.policy_checks import PolicyError
 from react_agent.sample_data import SAMPLE_DB_PATH
+from react_agent.service import open_agent_service
 from tests.react_agent.access.conftest import POLICY_FILE
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.sse import collect_stream
 
 KEYS = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789", "root": "root-key-012345"}
 NAMES_SQL = (
@@ -231,3 +234,27 @@ async def test_the_actor_carries_the_keys_id_roles_and_attributes_never_the_secr
     assert actor.roles == ("east_analyst",) and actor.attributes == {"region_id": 1}
     assert scope is not None and "orders" in scope.row_filters
     assert actor_and_scope(None, "alice", key)[1] is None  # no policy: no scope
+
+
+async def test_a_role_without_show_sql_streams_no_tool_events_and_no_sql(governed, model):
+    model.replies = [call_tool("run_sql", sql="SELECT count(*) AS n FROM orders"), answer("n")]
+    events = await collect_stream(
+        governed.http,
+        json={"question": "how many orders?", "stream_tools": True},
+        headers=bearer("bob"),
+    )
+    types = [event.type for event in events]
+    assert "completed" in types and "tool_call" not in types and "tool_result" not in types
+    completed = events[types.index("completed")].data
+    assert "sql" not in completed and completed["records"]["rows"][0]["n"] > 0
+    assert "SELECT" not in json.dumps(completed)
+
+
+async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_path):
+    bad = tmp_path / "policy.yaml"
+    bad.write_text(POLICY_FILE.read_text("utf-8").replace("[unit_cost]", "[unit_costs]"), "utf-8")
+    with pytest.raises(PolicyError, match=r"policy.yaml:\d+: unknown column products.unit_costs"):
+        async with open_agent_service(
+            settings.model_copy(update={"policy_file": bad}), model=ScriptedChatModel()
+        ):
+            pass
