@@ -68,7 +68,7 @@ class DataTools:
         records = result.records or {}
         return {
             "answer": result.answer,
-            "sql": result.sql,
+            "sql": result.sql if result.show_sql else None,
             "columns": records.get("columns", []),
             "rows": (records.get("rows") or [])[:TABLE_ROWS],
             "total_row_count": records.get("total_row_count", 0),

@@ -258,3 +258,14 @@ async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_pa
             settings.model_copy(update={"policy_file": bad}), model=ScriptedChatModel()
         ):
             pass
+
+
+async def test_the_openai_route_shows_no_sql_to_a_role_without_show_sql(governed, model):
+    sql = "SELECT count(*) AS n FROM orders"
+    model.replies = [call_tool("run_sql", sql=sql), answer("n"), call_tool("run_sql", sql=sql)]
+    model.replies.append(answer("n"))
+    for user, shown in (("bob", False), ("alice", True)):
+        response = await governed.http.post("/v1/chat/completions", json=CHAT, headers=bearer(user))
+        assert response.status_code == 200, response.text
+        content = response.json()["choices"][0]["message"]["content"]
+        assert ("```sql" in content) is shown, (user, content)
