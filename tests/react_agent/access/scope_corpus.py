@@ -189,6 +189,15 @@ ATTEMPTS = [
     Attempt("SELECT * FROM orders -- WHERE 1 = 0"),
     Attempt("SELECT * FROM customers WHERE region_id = :region_id", REFUSED, dialects=("sqlite",)),
     Attempt("SELECT order_id FROM orders ORDER BY total_amount DESC, order_id LIMIT 5"),
+    # --- table syntax that cannot take a subquery: the database refuses, nothing leaks
+    Attempt("TABLE orders", FAILS, dialects=("postgres",)),
+    Attempt("SELECT * FROM ONLY orders", FAILS, dialects=("postgres",)),
+    Attempt("SELECT count(*) FROM orders TABLESAMPLE SYSTEM (100)", FAILS, dialects=("postgres",)),
+    Attempt("SELECT count(*) FROM orders NOT INDEXED", FAILS, dialects=("sqlite",)),
+    Attempt("SELECT * FROM orders INDEXED BY orders_store_id_idx", REFUSED, dialects=("sqlite",)),
+    Attempt("SELECT * FROM [orders]", dialects=("sqlite",)),
+    Attempt("SELECT * FROM `orders`", dialects=("sqlite",)),
+    Attempt('SELECT "O".* FROM "{schema}"."orders" AS "O"'),
     # --- percent signs beside bound parameters (psycopg's %-style placeholders)
     Attempt("SELECT customer_id FROM customers WHERE city LIKE '%京%'"),
     Attempt("SELECT '100%' AS pct, '%(region_id)s' AS text, region_name FROM regions"),
