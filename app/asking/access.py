@@ -42,3 +42,16 @@ def with_key_user(payload: Mapping[str, Any], user_field: str = "user_id") -> di
     if key is None or key.sole_user is None or named:
         return dict(payload)
     return {**payload, user_field: key.sole_user}
+
+
+HIDDEN_WITHOUT_SHOW_SQL = frozenset({"sql", "sqls", "args"})
+"""Keys of SQL and tool arguments, dropped from what a role without show_sql reads."""
+
+
+def without_sql(data: Any) -> Any:
+    """Return `data` without SQL or tool arguments at any depth (for show_sql: false)."""
+    if isinstance(data, Mapping):
+        return {k: without_sql(v) for k, v in data.items() if k not in HIDDEN_WITHOUT_SHOW_SQL}
+    if isinstance(data, list):
+        return [without_sql(item) for item in data]
+    return data

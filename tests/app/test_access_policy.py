@@ -248,6 +248,13 @@ async def test_a_role_without_show_sql_streams_no_tool_events_and_no_sql(governe
     completed = events[types.index("completed")].data
     assert "sql" not in completed and completed["records"]["rows"][0]["n"] > 0
     assert "SELECT" not in json.dumps(completed)
+    detail = await governed.http.get(
+        f"/api/v0/react/conversations/{completed['conversation_id']}",
+        params={"include_tools": "true"},
+        headers=bearer("bob"),
+    )
+    assert detail.status_code == 200 and "tool_calls" in detail.text  # names, not SQL
+    assert "SELECT" not in detail.text and "count(*)" not in detail.text
 
 
 async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_path):
