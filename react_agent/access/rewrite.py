@@ -75,13 +75,14 @@ def apply_scope(
     if scope.is_unrestricted or not scope.rewrite:
         return ScopedQuery(sql)
     tree = _parse(sql, dialect)
-    if tree.find(exp.Placeholder) is not None:
+    nodes = _nodes_by_type(tree)
+    if nodes[exp.Placeholder]:
         raise ScopeRefused("PLACEHOLDER_NOT_ALLOWED", "the query may not contain placeholders")
-    real_tables = _real_tables(tree, columns_of)
+    real_tables = _real_tables(tree, nodes, columns_of)
     names = {_table_name(table) for table in real_tables}
     _refuse_unreadable(names, scope)
-    _refuse_denied_columns(tree, names, scope)
-    taint = sensitive_outputs(tree, real_tables, scope)
+    _refuse_denied_columns(nodes[exp.Identifier], names, scope)
+    taint = sensitive_outputs(nodes[exp.Column], real_tables, scope)
     used: set[str] = set()
     edits: list[tuple[int, int, str]] = []
     for table in real_tables:
@@ -176,28 +177,46 @@ def _table_name(table: exp.Table) -> str:
     return table.name.lower()
 
 
-def _real_tables(tree: exp.Expression, columns_of: Mapping[str, Sequence[str]]) -> list[exp.Table]:
+def _nodes_by_type(tree: exp.Expression) -> dict[type, list[Any]]:
+    """Return the tree's nodes of the kinds the checks read, in one walk of it."""
+    found: dict[type, list[Any]] = {kind: [] for kind in _INDEXED}
+    for node in tree.walk():
+        kind = type(node)
+        if kind in found:
+            found[kind].append(node)
+    return found
+
+
+_INDEXED = (exp.Placeholder, exp.CTE, exp.Table, exp.Identifier, exp.Column)
+
+
+def _real_tables(
+    tree: exp.Expression,
+    nodes: dict[type, list[Any]],
+    columns_of: Mapping[str, Sequence[str]],
+) -> list[exp.Table]:
     """Return the table references that read a real table, not a CTE; refuse shadowing."""
-    try:
-        scopes = traverse_scope(tree)
-    except (OptimizeError, RecursionError) as exc:
-        raise ScopeRefused(
-            "QUERY_NOT_ANALYSABLE", f"the query could not be analysed: {exc}"
-        ) from exc
-    ctes = set()
-    for cte in tree.find_all(exp.CTE):
+    for cte in nodes[exp.CTE]:
         if cte.alias_or_name.lower() in columns_of:
             raise ScopeRefused(
                 "CTE_SHADOWS_TABLE",
                 f"a WITH query may not be named like the table {cte.alias_or_name!r}; rename it",
             )
-    for scope in scopes:
-        for table in scope.tables:
-            source = scope.sources.get(table.alias_or_name)
-            if source is not None and not isinstance(source, exp.Table):
-                ctes.add(id(table))
+    ctes = set()
+    if nodes[exp.CTE]:  # scope analysis tells CTE references from tables; no WITH, none
+        try:
+            scopes = traverse_scope(tree)
+        except (OptimizeError, RecursionError) as exc:
+            raise ScopeRefused(
+                "QUERY_NOT_ANALYSABLE", f"the query could not be analysed: {exc}"
+            ) from exc
+        for scope in scopes:
+            for table in scope.tables:
+                source = scope.sources.get(table.alias_or_name)
+                if source is not None and not isinstance(source, exp.Table):
+                    ctes.add(id(table))
     tables = []
-    for table in tree.find_all(exp.Table):
+    for table in nodes[exp.Table]:
         if id(table) in ctes or not isinstance(table.this, exp.Identifier):
             continue  # a CTE reference, or a table function such as json_each(…)
         schema = table.db.lower()
@@ -219,7 +238,9 @@ def _refuse_unreadable(names: set[str], scope: Scope) -> None:
         )
 
 
-def _refuse_denied_columns(tree: exp.Expression, names: set[str], scope: Scope) -> None:
+def _refuse_denied_columns(
+    identifiers: list[exp.Identifier], names: set[str], scope: Scope
+) -> None:
     """Refuse a denied column's name anywhere: select list, WHERE, ON, USING, ORDER BY, calls.
 
     By name, whatever the qualifier: a same-named column of another table is refused too,
@@ -228,7 +249,7 @@ def _refuse_denied_columns(tree: exp.Expression, names: set[str], scope: Scope) 
     denied = {column for name in names for column in scope.denied_columns.get(name, ())}
     if not denied:
         return
-    for identifier in tree.find_all(exp.Identifier):
+    for identifier in identifiers:
         if identifier.name.lower() not in denied:
             continue
         if isinstance(identifier.parent, exp.Table | exp.TableAlias | exp.Alias):
