@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
 import re
@@ -36,6 +37,18 @@ class ApiKey:
     def allows(self, user_id: str) -> bool:
         """Whether this key may read and write `user_id`'s conversations."""
         return self.users is None or user_id in self.users
+
+    @property
+    def key_id(self) -> str:
+        """A stable short id of the key (a hash, never the secret), for the audit and logs."""
+        return "key-" + hashlib.sha256(self.secret).hexdigest()[:12]
+
+    @property
+    def sole_user(self) -> str | None:
+        """The one user this key is bound to, who it acts as when a request names none."""
+        if self.users is not None and len(self.users) == 1:
+            return next(iter(self.users))
+        return None
 
 
 def parse_api_keys(text: str) -> list[ApiKey]:

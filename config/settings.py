@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from config.access_settings import AccessSettings
 from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
 from config.observability_settings import ObservabilitySettings
@@ -17,6 +18,7 @@ from config.schema_settings import SchemaSettings
 
 
 class Settings(
+    AccessSettings,
     ClarifySettings,
     QualitySettings,
     AuditSettings,

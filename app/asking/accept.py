@@ -15,9 +15,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from quart import g, request
+from quart import current_app, g, request
 
-from app.app_state import agent_service, app_settings, stream_runs, thread_id_clock
+from app.app_state import (
+    agent_service,
+    agent_service_of,
+    app_settings,
+    stream_runs,
+    thread_id_clock,
+)
+from app.asking.access import request_actor, with_key_user
 from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
@@ -37,6 +44,7 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     g.lang = resolve_lang(
         requested_lang if isinstance(requested_lang, str) else None, accept_language
     )
+    payload = with_key_user(payload)
     if payload.get("resume") is not None:
         ask = validate_resume_request(payload, accept_language=accept_language)
     else:
@@ -44,19 +52,22 @@ def accept(payload: dict[str, Any]) -> AskRequest:
     g.lang = ask.lang
     authorize_user(ask.user_id)
     bind_log_ids(user_id=ask.user_id, thread_id=ask.thread_id)  # the request's log lines
-    ask = with_service_pauses(ask, app_settings())
+    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
+    ask = with_service_pauses(replace(ask, actor=actor, scope=scope), app_settings())
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     return ask
 
 
 def with_service_pauses(ask: AskRequest, settings: Settings) -> AskRequest:
-    """Return `ask` with the service's pause settings applied (every surface calls it).
+    """Return `ask` with the service's and its role's pause settings (every surface calls it).
 
-    SQL_APPROVAL=always makes every query wait for a person; CLARIFY=off never pauses to
-    ask back, and with on a request may still say `clarify: false`.
+    SQL_APPROVAL=always, or a role with `approve_sql`, makes every query wait for a person;
+    CLARIFY=off never pauses to ask back, and with on a request may still say
+    `clarify: false`.
     """
-    approve_sql = ask.approve_sql or settings.sql_approval == "always"
+    role_approves = ask.scope is not None and ask.scope.approve_sql
+    approve_sql = ask.approve_sql or settings.sql_approval == "always" or role_approves
     clarify = settings.clarify == "on" and ask.clarify is not False
     return replace(ask, approve_sql=approve_sql, clarify=clarify)
 

@@ -51,6 +51,10 @@ def build_final_data(
     if result.records is not None:
         data["records"] = result.records
     data["sqls"] = result.sqls
+    if not result.show_sql:
+        # A role without show_sql gets the answer and rows, never the SQL behind them.
+        data.pop("sql", None)
+        data["sqls"] = [{k: v for k, v in e.items() if k != "sql"} for e in result.sqls]
     data["chart"] = build_chart(result.records, share_hint=asks_for_share(result.question))
     if result.answer_check is not None:
         data["answer_check"] = result.answer_check

@@ -12,6 +12,8 @@ from app.asking.faults import raise_faults
 from app.asking.resume_body import ResumeDecisionBody
 from app.asking.thread_ids import ThreadIdClock
 from config import resolve_lang
+from react_agent.access.actor import Actor
+from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError, bad_request
 from react_agent.runs.busy_threads import OnBusy
@@ -107,6 +109,10 @@ class AskRequest:
     clarify: bool | None = None
     """Whether the run may pause to ask back; None until accept applies CLARIFY."""
     """The decision a resume request carries (its question is then empty)."""
+    actor: Actor | None = None
+    """Who asks (set by the accept path once the request is valid)."""
+    scope: Scope | None = None
+    """What they may see under the access policy; None when there is no policy."""
 
 
 def validate_ask_request(

@@ -91,16 +91,16 @@ def build_mcp_server(tools: DataTools) -> MCPServer:
             )
 
     @server.tool()
-    async def list_tables() -> list[str]:
+    async def list_tables(ctx: Context) -> list[str]:
         """List the tables the agent may read."""
         with tool_errors():
-            return await tools.list_tables()
+            return await tools.list_tables(request_api_key(ctx))
 
     @server.tool()
-    async def describe_table(name: str) -> dict[str, Any]:
+    async def describe_table(name: str, ctx: Context) -> dict[str, Any]:
         """Describe one table: its columns with their types, and its row count."""
         with tool_errors():
-            return await tools.describe_table(name)
+            return await tools.describe_table(name, request_api_key(ctx))
 
     return server
 

@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.asking.accept import with_service_pauses
+from app.asking.access import actor_and_scope
 from app.asking.approval_data import approval_fields
-from app.asking.quotas import actor_for, admit_question
+from app.asking.quotas import admit_question
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
 from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
+from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
@@ -59,7 +61,7 @@ class DataTools:
         }
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
         service = self.get_service()
-        await admit_question(service, actor_for(ask.user_id, key))
+        await admit_question(service, ask.actor, ask.scope)
         if ask.is_new_thread and service.run_events is not None:
             # Reserved in the shared store, as the ask routes do: unique across processes.
             thread_id = await unique_new_thread_id(
@@ -107,7 +109,7 @@ class DataTools:
         records = result.records or {}
         reply = {
             "answer": result.answer,
-            "sql": result.sql,
+            "sql": result.sql if result.show_sql else None,
             "columns": records.get("columns", []),
             "rows": (records.get("rows") or [])[:TABLE_ROWS],
             "total_row_count": records.get("total_row_count", 0),
@@ -129,6 +131,8 @@ class DataTools:
             approve_sql=ask.approve_sql,
             resume=resume,
             clarify=bool(ask.clarify),
+            scope=ask.scope,
+            actor=ask.actor,
         )
         try:
             async for _, event in run.follow(0):
@@ -139,35 +143,51 @@ class DataTools:
             run.cancel()  # a no-op once the run is over; stops it when the caller went away
 
     def _authorized(self, ask: AskRequest, key: ApiKey | None) -> AskRequest:
+        """Check the key may act for the asker; resolve the actor, scope and pauses."""
         if key is not None and not key.allows(ask.user_id):
             raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
-        return with_service_pauses(ask, self.get_service().settings)
+        service = self.get_service()
+        actor, scope = actor_and_scope(service, ask.user_id, key)
+        return with_service_pauses(replace(ask, actor=actor, scope=scope), service.settings)
 
-    async def list_tables(self) -> list[str]:
-        """Return the tables the agent's SQL may read (SQL_ALLOWED_TABLES applies)."""
+    async def list_tables(self, key: ApiKey | None = None) -> list[str]:
+        """Return the tables the key's user may read (SQL_ALLOWED_TABLES and the policy)."""
         database = self._database()
         allowed = self.get_service().settings.allowed_tables
+        scope = self._scope(key)
         return [
             name
             for name in await database.list_tables()
-            if is_table_allowed(name, database.dialect, allowed)
+            if is_table_allowed(name, database.dialect, allowed) and scope.can_read(name)
         ]
 
-    async def describe_table(self, name: str) -> dict[str, Any]:
-        """Return a readable table's columns and row count, or raise 404 for any other."""
+    async def describe_table(self, name: str, key: ApiKey | None = None) -> dict[str, Any]:
+        """Return a readable table's readable columns and row count, or raise 404."""
         database = self._database()
         allowed = self.get_service().settings.allowed_tables
+        scope = self._scope(key)
         infos = []
-        if is_table_allowed(name, database.dialect, allowed):
+        if is_table_allowed(name, database.dialect, allowed) and scope.can_read(name):
             infos = await database.describe_tables([name])
         if not infos:
             raise ServiceError(404, "TABLE_NOT_FOUND", f"no readable table {name!r}")
         info = infos[0]
+        readable = set(scope.readable_columns(info.name, [c for c, _ in info.columns]))
         return {
             "name": info.name,
-            "columns": [{"name": column, "type": kind} for column, kind in info.columns],
+            "columns": [
+                {"name": column, "type": kind}
+                for column, kind in info.columns
+                if column in readable
+            ],
             "row_count": info.row_count,
         }
+
+    def _scope(self, key: ApiKey | None) -> Scope:
+        """Return the scope of the key's user (its first user, else guest); all without a policy."""
+        user = _default_user(key, None) or "guest"
+        _, scope = actor_and_scope(self.get_service(), user, key)
+        return scope or Scope.allow_all()
 
     def _database(self) -> SQLDatabase:
         service = self.get_service()

@@ -38,7 +38,7 @@ def step_line(event: NodeFinished, lang: str) -> str:
 def answer_markdown(result: RunResult) -> str:
     """Return the answer (and a note on unsupported figures), the SQL and the first rows."""
     parts = [result.answer.strip(), unsupported_note(result.answer_check) or ""]
-    if result.sql:
+    if result.sql and result.show_sql:  # a role without show_sql gets no SQL
         parts.append(f"```sql\n{result.sql.strip()}\n```")
     if result.records and result.records.get("columns"):
         parts.append(markdown_table(result.records))

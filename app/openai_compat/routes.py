@@ -8,11 +8,12 @@ from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
-from quart import Blueprint, Response, g, request
+from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_request, document_response
 
-from app.app_state import agent_service, app_settings, thread_id_clock
+from app.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
 from app.asking.accept import with_service_pauses, with_unique_thread_id
+from app.asking.access import request_actor, with_key_user
 from app.asking.bodies import read_json_object
 from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.validation import AskRequest, validate_ask_request
@@ -126,6 +127,8 @@ async def start_or_resume(runner: AgentRunner, ask: AskRequest) -> Run:
         approve_sql=ask.approve_sql,
         resume=resume,
         clarify=bool(ask.clarify),
+        scope=ask.scope,
+        actor=ask.actor,
     )
 
 
@@ -179,11 +182,10 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
     conversation_id = (body.metadata or {}).get("conversation_id")
     if conversation_id is None and request.headers.get(CONVERSATION_HEADER):
         conversation_id = unquote(request.headers[CONVERSATION_HEADER])
-    payload = {
-        "question": last_user_text(body),
-        "user_id": body.user,
-        "conversation_id": conversation_id,
-    }
+    # A key bound to one user acts as that user when the body names none.
+    payload = with_key_user(
+        {"question": last_user_text(body), "user_id": body.user, "conversation_id": conversation_id}
+    )
     ask = validate_ask_request(
         payload,
         thread_id_clock(),
@@ -193,7 +195,8 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
     if not ask.is_new_thread:
         g.conversation_id = ask.thread_id
     authorize_user(ask.user_id)
-    return with_service_pauses(ask, app_settings())
+    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
+    return with_service_pauses(replace(ask, actor=actor, scope=scope), app_settings())
 
 
 def last_user_text(body: ChatCompletionRequest) -> str:

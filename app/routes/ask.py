@@ -50,6 +50,8 @@ async def answer_question() -> tuple[dict, int, dict[str, str]]:
         resume=ask.resume,
         on_busy=ask.on_busy,
         clarify=bool(ask.clarify),
+        scope=ask.scope,
+        actor=ask.actor,
     )
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()

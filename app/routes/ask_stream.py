@@ -90,7 +90,8 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             ask.thread_id,
             ask.user_id,
             ask.lang,
-            stream_tools=ask.stream_tools,
+            # Tool events carry SQL and arguments: not for a role without show_sql.
+            stream_tools=ask.stream_tools and (ask.scope is None or ask.scope.show_sql),
             conversation_id_ignored=ask.conversation_id_ignored,
         )
         run = await runner.start(
@@ -102,6 +103,8 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             resume=ask.resume,
             on_busy=ask.on_busy,
             clarify=bool(ask.clarify),
+            scope=ask.scope,
+            actor=ask.actor,
         )
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())

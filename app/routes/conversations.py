@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, g
+from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service
+from app.app_state import agent_service, agent_service_of
+from app.asking.access import request_actor, without_sql
 from app.asking.approval_data import approval_fields, pause_status
 from app.asking.subagent_status import running_subagents
 from app.asking.thread_access import ThreadQuery, owned_thread
@@ -152,7 +153,7 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
     conversation = await read_conversation(runner.graph, thread_id)
     if conversation is None:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
-    return {
+    data = {
         "conversation_id": thread_id,
         "thread_id": thread_id,
         "user_id": user_id,
@@ -165,6 +166,15 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "messages": visible_history(conversation["messages"], include_tools),
         "blocks": conversation_blocks(conversation),
     }
+    _, scope = request_actor(agent_service_of(current_app), user_id)
+    if scope is not None and not scope.show_sql:
+        # The role's answers carry no SQL; neither does reading the conversation back.
+        return {
+            **data,
+            "messages": without_sql(data["messages"]),
+            "blocks": without_sql(data["blocks"]),
+        }
+    return data
 
 
 @blueprint.get("/api/v0/react/status/<thread_id>")

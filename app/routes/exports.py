@@ -8,6 +8,7 @@ from quart import Blueprint, Response, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
+from app.asking.access import request_actor
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -24,18 +25,23 @@ blueprint = Blueprint("exports", __name__)
 async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQuery) -> Response:
     """Download a query result of the conversation as CSV (UTF-8 with BOM, for Excel).
 
-    The query that made `result_id` runs again, read-only and through the SQL guard, and
-    its rows (up to EXPORT_ROW_LIMIT) stream out as they are read.
+    The query that made `result_id` runs again, read-only, through the SQL guard and
+    under the access policy in force now, and its rows (up to EXPORT_ROW_LIMIT) stream
+    out as they are read.
     """
     g.lang = request_lang()
-    owned_thread(thread_id, query_args.user_id)
+    owner = owned_thread(thread_id, query_args.user_id)
     service = agent_service()
     runner = service.require_runner()
     sql = await recorded_sql(runner, thread_id, result_id)
     settings = service.settings
+    # The policy in force now, not the one of the question: access may have changed since.
+    _, scope = request_actor(service, owner)
     chunks = await start_csv_export(
         service.database,
         sql,
+        scope=scope,
+        columns=service.columns,
         allowed_tables=settings.allowed_tables,
         max_rows=settings.export_row_limit,
         timeout=settings.sql_timeout,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from react_agent.catalog.model import Catalog
 from react_agent.databases.records import QueryResult
@@ -23,6 +23,20 @@ class TableInfo:
     name: str
     columns: list[tuple[str, str]]
     row_count: int | None
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What a query's transaction is set to first: a database role and `app.*` settings.
+
+    Only backends with roles and session settings (PostgreSQL) apply them; the others run
+    the query as usual. Everything here is transaction-local, gone when it rolls back.
+    """
+
+    role: str | None = None
+    """The role to SET LOCAL ROLE to, or None to stay the service's own."""
+    settings: Mapping[str, str] = field(default_factory=dict)
+    """Setting name (e.g. `app.region_id`) → value, set with set_config(…, true)."""
 
 
 class SQLDatabase(Protocol):
@@ -52,8 +66,20 @@ class SQLDatabase(Protocol):
         """
         ...
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
-        """Run one read-only query, keeping at most `row_limit` rows."""
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
+        """Run one read-only query, keeping at most `row_limit` rows.
+
+        `params` binds the query's named placeholders (as sqlglot writes them in the
+        backend's dialect); `session` is applied inside the read-only transaction first.
+        """
         ...
 
     async def explain(self, sql: str, *, timeout: float) -> None:
@@ -65,7 +91,13 @@ class SQLDatabase(Protocol):
         ...
 
     def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AbstractAsyncContextManager[RowStream]:
         """Run one read-only query and read up to `max_rows` rows in batches (for exports)."""
         ...

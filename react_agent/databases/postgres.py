@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Collection
+import re
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import aclosing, asynccontextmanager
 from typing import Any, Unpack
 
@@ -13,7 +14,7 @@ from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.catalog.model import Catalog
-from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.postgres_catalog import introspect_postgres
 from react_agent.databases.postgres_pool import (
     PoolOptions,
@@ -135,7 +136,15 @@ class PostgresDatabase:
                 max_distinct=max_distinct,
             )
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
         """Run `sql` in a read-only transaction, keeping at most `row_limit` rows.
 
         The server stops the query at `timeout` seconds; cancelling the caller cancels it
@@ -147,13 +156,14 @@ class PostgresDatabase:
             ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
 
         """
-        async with self._read_only(timeout) as connection:
+        sql, bound = _bindable(sql, params)
+        async with self._read_only(timeout, session) as connection:
             cursor = connection.cursor()
             raw: list[tuple[Any, ...]] = []
             # stream() fetches row by row, so a huge result never lands in memory, and it
             # uses the extended protocol, which refuses `SELECT 1; COMMIT; DELETE …`.
             # Leaving early cancels the rest of the query on the server.
-            async with aclosing(cursor.stream(sql)) as rows:
+            async with aclosing(cursor.stream(sql, bound)) as rows:
                 async for row in rows:
                     raw.append(row)
                     if len(raw) > row_limit:
@@ -161,31 +171,45 @@ class PostgresDatabase:
             description = cursor.description
         if description is None:
             # psycopg drops the description of a result without rows; ask for it.
-            description = await self._describe_result(sql, timeout)
+            description = await self._describe_result(sql, timeout, bound, session)
         columns = unique_column_names(column.name for column in description)
         is_limited = len(raw) > row_limit
         total = len(raw)
         if is_limited:
             raw = raw[:row_limit]
-            total = await self._count_result(sql, timeout, fallback=total)
+            total = await self._count_result(sql, timeout, bound, session, fallback=total)
         return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
 
-    async def _describe_result(self, sql: str, timeout: float) -> list[psycopg.Column]:
+    async def _describe_result(
+        self,
+        sql: str,
+        timeout: float,
+        params: Mapping[str, Any] | None,
+        session: SessionSettings | None,
+    ) -> list[psycopg.Column]:
         try:
-            async with self._read_only(timeout) as connection:
+            async with self._read_only(timeout, session) as connection:
                 # LIMIT 0 lets the planner skip the work; only the columns come back.
                 cursor = await connection.execute(
-                    f"SELECT * FROM ({_as_subquery(sql)}\n) AS q LIMIT 0", binary=True
+                    f"SELECT * FROM ({_as_subquery(sql)}\n) AS q LIMIT 0", params, binary=True
                 )
                 return list(cursor.description or [])
         except QueryFailed:
             return []  # the statement cannot be a subquery; no rows, so no columns either
 
-    async def _count_result(self, sql: str, timeout: float, *, fallback: int) -> int:
+    async def _count_result(
+        self,
+        sql: str,
+        timeout: float,
+        params: Mapping[str, Any] | None,
+        session: SessionSettings | None,
+        *,
+        fallback: int,
+    ) -> int:
         try:
-            async with self._read_only(timeout) as connection:
+            async with self._read_only(timeout, session) as connection:
                 cursor = await connection.execute(
-                    f"SELECT count(*) FROM ({_as_subquery(sql)}\n) AS q", binary=True
+                    f"SELECT count(*) FROM ({_as_subquery(sql)}\n) AS q", params, binary=True
                 )
                 row = await cursor.fetchone()
                 return int(row[0]) if row else fallback
@@ -210,7 +234,13 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AsyncIterator[RowStream]:
         """Run `sql` read-only through a server-side cursor; each FETCH gets `timeout` s.
 
@@ -219,9 +249,10 @@ class PostgresDatabase:
             ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
 
         """
+        sql, bound = _bindable(sql, params)
         async with (
-            self._read_only(timeout) as connection,
-            open_postgres_row_stream(connection, sql, max_rows=max_rows) as stream,
+            self._read_only(timeout, session) as connection,
+            open_postgres_row_stream(connection, sql, max_rows=max_rows, params=bound) as stream,
         ):
             yield stream
 
@@ -231,12 +262,13 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def _read_only(
-        self, timeout: float | None = None
+        self, timeout: float | None = None, session: SessionSettings | None = None
     ) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """Lend a connection inside a read-only transaction that is always rolled back.
 
         Rolling back also undoes any `SET` a query made, so nothing carries over to the
-        next user of the pooled connection.
+        next user of the pooled connection. `session` (a role, `app.*` settings) is set
+        transaction-locally, so row level security policies see the asking user.
         """
         try:
             async with (
@@ -247,6 +279,8 @@ class PostgresDatabase:
                 if timeout is not None:
                     milliseconds = max(1, round(timeout * 1000))
                     await connection.execute(f"SET LOCAL statement_timeout = {milliseconds}")
+                if session is not None:
+                    await _apply_session(connection, session)
                 yield connection
         except psycopg.Error as exc:
             raise self._translate(exc, timeout) from exc
@@ -283,6 +317,27 @@ async def _count_rows(
         if is_connection_failure(exc):
             raise
         return int(estimate) if estimate >= 0 else None
+
+
+async def _apply_session(
+    connection: psycopg.AsyncConnection[Any], session: SessionSettings
+) -> None:
+    """Set the role and `app.*` settings for this transaction only (is_local = true)."""
+    for name, value in session.settings.items():
+        await connection.execute("SELECT set_config(%s, %s, true)", (name, value))
+    if session.role:
+        # Last: the role may not be allowed to call set_config on custom settings' names.
+        await connection.execute(
+            pg_sql.SQL("SET LOCAL ROLE {}").format(pg_sql.Identifier(session.role))
+        )
+
+
+def _bindable(sql: str, params: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any] | None]:
+    """Return the SQL and params for psycopg: with params, every other `%` is doubled."""
+    if not params:
+        return sql, None
+    names = "|".join(re.escape(name) for name in params)
+    return re.sub(rf"%(?!\((?:{names})\)s)", "%%", sql), params
 
 
 def _as_subquery(sql: str) -> str:

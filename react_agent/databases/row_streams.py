@@ -46,9 +46,9 @@ class _SQLiteCursorReader:
         )
         self.cursor: sqlite3.Cursor | None = None
 
-    def execute(self, sql: str) -> list[str]:
+    def execute(self, sql: str, params: dict[str, Any]) -> list[str]:
         with self.lock:
-            self.cursor = self.connection.execute(sql)
+            self.cursor = self.connection.execute(sql, params)
             return unique_column_names(d[0] for d in self.cursor.description or ())
 
     def fetch(self, size: int) -> list[Any]:
@@ -71,6 +71,7 @@ async def open_sqlite_row_stream(
     max_rows: int,
     timeout: float,
     batch_size: int = STREAM_BATCH_ROWS,
+    params: dict[str, Any] | None = None,
 ) -> AsyncIterator[RowStream]:
     """Run `sql` on a connection from `connect` and yield its rows in batches.
 
@@ -80,6 +81,7 @@ async def open_sqlite_row_stream(
         max_rows: Rows read at most; the rest are never fetched.
         timeout: Seconds each batch may take.
         batch_size: Rows per batch.
+        params: Values of the query's `:name` placeholders.
 
     Raises:
         sqlite3.Error: The query failed ("interrupted" when a batch ran out of time).
@@ -87,7 +89,7 @@ async def open_sqlite_row_stream(
     """
     reader = _SQLiteCursorReader(await asyncio.to_thread(connect), timeout)
     try:
-        columns = await asyncio.to_thread(reader.execute, sql)
+        columns = await asyncio.to_thread(reader.execute, sql, params or {})
 
         async def batches() -> AsyncIterator[list[Any]]:
             left = max_rows
@@ -110,6 +112,7 @@ async def open_postgres_row_stream(
     *,
     max_rows: int,
     batch_size: int = STREAM_BATCH_ROWS,
+    params: dict[str, Any] | None = None,
 ) -> AsyncIterator[RowStream]:
     """Declare a server-side cursor for `sql` and yield its rows in batches.
 
@@ -121,10 +124,11 @@ async def open_postgres_row_stream(
         sql: The query, already checked by the SQL guard.
         max_rows: Rows read at most; the rest are never fetched.
         batch_size: Rows per batch.
+        params: Values of the query's `%(name)s` placeholders (None: `%` is literal).
 
     """
     async with connection.cursor(name="row_stream") as cursor:
-        await cursor.execute(sql)
+        await cursor.execute(sql, params)
         columns = unique_column_names(column.name for column in cursor.description or ())
 
         async def batches() -> AsyncIterator[list[Any]]:

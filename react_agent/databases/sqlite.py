@@ -6,13 +6,13 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from react_agent.catalog.model import Catalog
-from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
 from react_agent.databases.sqlite_catalog import introspect_sqlite
@@ -117,18 +117,36 @@ class SQLiteDatabase:
         with self._connect() as connection:
             return connection.execute(sql).fetchall()
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
-        """Run `sql` read-only; stop it at `timeout` seconds or when the caller is cancelled."""
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
+        """Run `sql` read-only; stop it at `timeout` seconds or when the caller is cancelled.
+
+        `params` binds `:name` placeholders; `session` has no meaning for SQLite.
+        """
         cancelled = threading.Event()
         try:
-            return await asyncio.to_thread(self._run, sql, row_limit, timeout, cancelled)
+            return await asyncio.to_thread(
+                self._run, sql, row_limit, timeout, cancelled, dict(params or {})
+            )
         except asyncio.CancelledError:
             # The thread cannot be killed; the progress handler sees this flag and aborts.
             cancelled.set()
             raise
 
     def _run(
-        self, sql: str, row_limit: int, timeout: float, cancelled: threading.Event
+        self,
+        sql: str,
+        row_limit: int,
+        timeout: float,
+        cancelled: threading.Event,
+        params: dict[str, Any],
     ) -> QueryResult:
         deadline = time.monotonic() + timeout
         with self._count_lock:
@@ -138,14 +156,14 @@ class SQLiteDatabase:
             lambda: int(cancelled.is_set() or time.monotonic() > deadline), 1000
         )
         try:
-            cursor = connection.execute(sql)
+            cursor = connection.execute(sql, params)
             columns = unique_column_names(d[0] for d in cursor.description or ())
             raw = cursor.fetchmany(row_limit + 1)
             is_limited = len(raw) > row_limit
             total = len(raw)
             if is_limited:
                 raw = raw[:row_limit]
-                total = self._count_rows(connection, sql, fallback=total)
+                total = self._count_rows(connection, sql, params, fallback=total)
             return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
         except sqlite3.OperationalError as exc:
             if str(exc) == "interrupted":
@@ -163,10 +181,12 @@ class SQLiteDatabase:
                 self.running_queries -= 1
 
     @staticmethod
-    def _count_rows(connection: sqlite3.Connection, sql: str, *, fallback: int) -> int:
+    def _count_rows(
+        connection: sqlite3.Connection, sql: str, params: dict[str, Any], *, fallback: int
+    ) -> int:
         try:
             (count,) = connection.execute(
-                f"SELECT COUNT(*) FROM ({sql.rstrip().rstrip(';')})"
+                f"SELECT COUNT(*) FROM ({sql.rstrip().rstrip(';')})", params
             ).fetchone()
             return int(count)
         except sqlite3.Error:
@@ -194,7 +214,13 @@ class SQLiteDatabase:
 
     @asynccontextmanager
     async def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AsyncIterator[RowStream]:
         """Run `sql` on a query connection; read up to `max_rows` rows, each batch in `timeout` s.
 
@@ -204,7 +230,11 @@ class SQLiteDatabase:
         """
         try:
             async with open_sqlite_row_stream(
-                self._connect_for_query, sql, max_rows=max_rows, timeout=timeout
+                self._connect_for_query,
+                sql,
+                max_rows=max_rows,
+                timeout=timeout,
+                params=dict(params or {}),
             ) as stream:
                 yield stream
         except sqlite3.Error as exc:

@@ -15,6 +15,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
 from config import localize
+from react_agent.access.current import current_scope
+from react_agent.access.masking import mask_for_model
 from react_agent.graph.messages import (
     message_text,
     requests_tools,
@@ -150,7 +152,11 @@ class AgentNodes:
             preview_rows=self.preview_rows,
             row_limit=self.row_limit,
             language_hint=self.language_hint,
-            tables="see the schema below" if schema else ", ".join(self.tables) or "(none)",
+            tables=(
+                "see the schema below"
+                if schema
+                else ", ".join(t for t in self.tables if current_scope().can_read(t)) or "(none)"
+            ),
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
                 for r in recent_results(listed)
@@ -167,7 +173,9 @@ class AgentNodes:
             prompt += self.history.prompt_section(state)
         asks = self.clarify and clarify_requested(config)
         prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
-        response = await self._invoke_model([SystemMessage(prompt), *context], config)
+        # The one boundary into the model: sensitive values become tokens here (access/masking).
+        model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
+        response = await self._invoke_model(model_input, config)
         return {"messages": [stamped(response)], **examples}
 
     async def _invoke_model(self, messages: list[AnyMessage], config: RunnableConfig) -> Any:

@@ -62,6 +62,10 @@ class AgentState(TypedDict, total=False):
     remaining_steps: RemainingSteps
     """Steps left before the recursion limit (managed by LangGraph)."""
 
+    access_scope: dict[str, Any] | None
+    """The asking user's scope (access.Scope.to_dict) for the current question, kept so a
+    resume on any worker runs under the scope the question started with."""
+
     history_blocks: Annotated[list[dict[str, Any]], append_blocks]
     """One block per finished turn (see react_agent.history.blocks), kept across questions."""
 

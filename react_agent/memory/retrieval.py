@@ -11,7 +11,10 @@ from typing import Annotated, Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.tools import BaseTool, tool
 
-from react_agent.memory.examples import SERVED_STATUSES, ExampleStore, MemoryItem
+from react_agent.access.current import current_scope
+from react_agent.access.reach import reads_within
+from react_agent.access.scope import Scope
+from react_agent.memory.examples import ERROR_SQL, SERVED_STATUSES, SQL, ExampleStore, MemoryItem
 from react_agent.memory.prompt import render_examples
 from react_agent.memory.ranking import LexicalIndex, fuse_rankings
 from react_agent.memory.vectors import VectorIndex, embed_missing
@@ -95,7 +98,10 @@ class ExampleRetriever:
                 else:
                     found = vectors.search(vector, candidates)
                 rankings.append([item for item, _ in found])
-        return fuse_rankings(rankings)[:limit]
+        # Examples whose SQL reads outside the asker's scope are never shown (access policy).
+        scope = current_scope()
+        readable = [item for item in fuse_rankings(rankings) if _within(item, scope)]
+        return readable[:limit]
 
     async def prompt_block(self, question: str) -> tuple[str, list[str]]:
         """Return the examples block for the system prompt and the ids in it ("" if none)."""
@@ -151,3 +157,10 @@ def build_memory_tools(retriever: ExampleRetriever) -> list[BaseTool]:
         return (block or "No stored examples match."), {"examples_used": ids}
 
     return [search_examples]
+
+
+def _within(item: MemoryItem, scope: Scope) -> bool:
+    """Whether an item may be shown under `scope`: notes always, SQL only inside it."""
+    if item.training_data_type not in (SQL, ERROR_SQL):
+        return True
+    return reads_within(item.content, scope)

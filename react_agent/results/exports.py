@@ -11,6 +11,10 @@ from contextlib import AsyncExitStack
 from decimal import Decimal
 from typing import Any
 
+from react_agent.access.catalog import TableColumns
+from react_agent.access.executor import scoped_query, session_for
+from react_agent.access.rewrite import ScopeRefused
+from react_agent.access.scope import Scope
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.records import to_json_value
 from react_agent.errors import ServiceError
@@ -53,6 +57,8 @@ async def start_csv_export(
     allowed_tables: frozenset[str] | None,
     max_rows: int,
     timeout: float,
+    scope: Scope | None = None,
+    columns: TableColumns | None = None,
 ) -> AsyncIterator[bytes]:
     """Check and run `sql`, read its first batch, and return the CSV file as chunks of bytes.
 
@@ -66,19 +72,32 @@ async def start_csv_export(
         allowed_tables: The tables the SQL may read (None for all).
         max_rows: Rows exported at most.
         timeout: Seconds each batch of rows may take.
+        scope: What the asker may read under the policy in force now (None: everything).
+        columns: The database's columns, for the scope's rewrite.
 
     Raises:
-        ServiceError: 403 EXPORT_REFUSED (the guard refused it) or 500 EXPORT_FAILED.
+        ServiceError: 403 EXPORT_REFUSED (the guard refused it), 403 with the scope's
+            rule (e.g. COLUMN_DENIED) or 500 EXPORT_FAILED.
 
     """
+    scope = scope or Scope.allow_all()
     try:
         check_query(sql, database.dialect, allowed_tables)
+        scoped = await scoped_query(database, sql, scope, columns)
     except QueryRejected as exc:
         raise ServiceError(403, "EXPORT_REFUSED", f"query refused: {exc.reason}") from exc
+    except ScopeRefused as exc:
+        raise ServiceError(403, exc.rule, f"query refused: {exc.reason}") from exc
     stack = AsyncExitStack()
     try:
         stream = await stack.enter_async_context(
-            database.open_row_stream(sql, max_rows=max_rows, timeout=timeout)
+            database.open_row_stream(
+                scoped.sql,
+                max_rows=max_rows,
+                timeout=timeout,
+                params=scoped.params or None,
+                session=session_for(scope),
+            )
         )
         first = await anext(stream.batches, [])
     except QueryFailed as exc:

@@ -32,6 +32,8 @@ class RunResult:
     approval: dict[str, Any] | None = None
     """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
     question: str = ""
+    show_sql: bool = True
+    """Whether the asker may see SQL and tool arguments (the access scope's show_sql)."""
     """The question the run answered (the chart rules read whether it asks for a share)."""
     answer_check: dict[str, Any] | None = None
     """The answer's figures matched against its rows (react_agent/results/answer_check), or

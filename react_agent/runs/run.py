@@ -6,6 +6,8 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
+from react_agent.access.actor import Actor
+from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
 from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
 from react_agent.runs.listeners import RunListeners
@@ -27,6 +29,10 @@ class Run:
         self.events: list[RunEvent] = []
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: ServiceError | None = None
+        self.scope: Scope | None = None
+        self.actor: Actor | None = None
+        """Who asked (access.Actor), when the accept path resolved one."""
+        """What the asking user may see, for this run's whole life (access.Scope)."""
         self._appended = asyncio.Event()
 
     @property

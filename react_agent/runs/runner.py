@@ -12,6 +12,8 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
 
+from react_agent.access.actor import Actor
+from react_agent.access.scope import Scope
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
 from react_agent.approval.node import APPROVE_SQL_FLAG
 from react_agent.approval.pending import (
@@ -39,6 +41,7 @@ from react_agent.runs.graph_io import answer_token, graph_input_for, tool_names
 from react_agent.runs.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
+from react_agent.runs.run_scope import scope_of_run
 from react_agent.runs.thread_locks import Release, ThreadLocks
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_work import TurnWork
@@ -97,8 +100,14 @@ class AgentRunner:
         resume: ApprovalDecision | None = None,
         on_busy: OnBusy = "reject",
         clarify: bool = False,
+        scope: Scope | None = None,
+        actor: Actor | None = None,
     ) -> Run:
         """Claim the thread and start answering in the background.
+
+        `scope` is what the asking user may see (None: everything); it is stored with the
+        question in the checkpoint, and a resume runs under the stored one. `actor` is who
+        asks (kept on the run and in CURRENT_ACTOR for listeners such as the audit).
 
         With `approve_sql` the run stops before each query for a person's decision; with
         `clarify` the model may stop it to ask the person (ask_user); with `resume` (and no
@@ -124,6 +133,8 @@ class AgentRunner:
         if resume is not None and release is not None:
             await self._check_resume(thread_id, lang, resume, release, ticket)
         run = Run(thread_id, lang, self.listeners)
+        run.scope = scope
+        run.actor = actor
         run.trace_id = current_trace_id()
         # In the caller's context: a listener may take the request's trace as the parent.
         run.report(RunAccepted(question, resume=resume is not None))
@@ -300,7 +311,6 @@ class AgentRunner:
         if isinstance(question, ApprovalDecision) and question.kind == SQL_APPROVAL_KIND:
             # A resumed approval asks again: the model's next query waits as well.
             flags = replace(flags, approve_sql=True)
-        config = self.config_for(run.thread_id, run.lang, flags)
         path: list[str] = []
         approval: dict[str, Any] | None = None
         # The thread is claimed, so the run has started: say so before any slower step.
@@ -310,8 +320,12 @@ class AgentRunner:
             EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
         )
         async with asyncio.timeout(self.run_timeout):
-            snapshot = await self.graph.aget_state(config)
+            snapshot = await self.graph.aget_state(self.config_for(run.thread_id, run.lang))
             graph_input, tally = graph_input_for(snapshot, question, run.lang)
+            scope = scope_of_run(run, snapshot, graph_input)
+            if scope.approve_sql:  # the role's approval holds on a resume too
+                flags = replace(flags, approve_sql=True)
+            config = self.config_for(run.thread_id, run.lang, flags)
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
@@ -347,6 +361,7 @@ class AgentRunner:
                 self.check_answer, result.answer, asked, history, work.records_read, work.sqls
             ),
             trace_id=run.trace_id,
+            show_sql=scope.show_sql,
         )
 
 

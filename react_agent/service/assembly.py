@@ -10,6 +10,9 @@ from dataclasses import replace
 from langchain_core.language_models import BaseChatModel
 
 from config import Settings
+from react_agent.access.catalog import TableColumns
+from react_agent.access.masking import set_token_key
+from react_agent.access.policy_source import open_policy_source
 from react_agent.approval.clarification import build_ask_user_tool
 from react_agent.approval.node import SqlApproval
 from react_agent.conversations.checkpointer import open_checkpointer
@@ -85,6 +88,7 @@ async def open_agent_service(
             service.problems["data_database"] = ServiceError(
                 503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
             )
+        await _open_policy(service)
         try:
             service.checkpointer = await stack.enter_async_context(
                 open_checkpointer(
@@ -120,6 +124,17 @@ async def open_agent_service(
         if all(reconnects_by_itself(service, component) for component in service.problems):
             await _start_runs(service, stack, model or build_chat_model(settings), locks)
         yield service
+
+
+async def _open_policy(service: AgentService) -> None:
+    """Read POLICY_FILE, checked against the data database (PolicyError stops start-up)."""
+    settings = service.settings
+    if settings.access_token_key is not None:
+        set_token_key(settings.access_token_key.get_secret_value())
+    if service.database is not None:
+        service.columns = TableColumns(service.database)
+    if settings.policy_file is not None:
+        service.policy = await open_policy_source(settings.policy_file, service.columns)
 
 
 async def _start_runs(
@@ -162,6 +177,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         timeout=settings.sql_timeout,
         allowed_tables=settings.allowed_tables,
         report_query=report_query,
+        columns=service.columns if service.policy is not None else None,
     ) + build_history_tools(service.database.dialect)
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:

@@ -9,6 +9,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
+from react_agent.access.catalog import TableColumns
+from react_agent.access.policy_source import PolicySource
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
@@ -43,6 +45,10 @@ class AgentService:
     """The audit trail and the quota counters; None when AUDIT and every quota are off."""
     catalog: CatalogService | None = None
     """The schema catalogue (SCHEMA_CATALOG); None when off or without a data database."""
+    policy: PolicySource | None = None
+    """The access policy (POLICY_FILE); None: every caller may read everything."""
+    columns: TableColumns | None = None
+    """The data database's columns, for the policy's rewrite of the model's SQL."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

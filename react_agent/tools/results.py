@@ -53,14 +53,24 @@ def recent_results(messages: list[Any], count: int = 10) -> list[dict[str, Any]]
     return found[::-1]
 
 
-def refusal_message(sql: str, reason: str, tool_call_id: str, tool_name: str) -> ToolMessage:
-    """Return the error result the model sees when the SQL guard refused its query."""
+def refusal_message(
+    sql: str, reason: str, tool_call_id: str, tool_name: str, rule: str | None = None
+) -> ToolMessage:
+    """Return the error result the model sees when the guard or the scope refused its query.
+
+    A scope refusal names its rule (`error_type`, e.g. COLUMN_DENIED), never hidden data.
+    """
+    artifact = {"sql": sql, "outcome": "refused", "reason": reason}
+    content = f"Error: query refused: {reason}"
+    if rule is not None:
+        artifact["error_type"] = rule
+        content = f"Error: query refused ({rule}, 403): {reason}"
     return ToolMessage(
-        content=f"Error: query refused: {reason}",
+        content=content,
         tool_call_id=tool_call_id,
         name=tool_name,
         status="error",
-        artifact={"sql": sql, "outcome": "refused", "reason": reason},
+        artifact=artifact,
     )
 
 

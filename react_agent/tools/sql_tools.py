@@ -10,7 +10,11 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 
-from react_agent.databases.base import QueryFailed, SQLDatabase
+from react_agent.access.catalog import TableColumns
+from react_agent.access.current import current_scope
+from react_agent.access.executor import run_in_scope, scoped_query
+from react_agent.access.rewrite import ScopeRefused
+from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -59,6 +63,7 @@ def build_sql_tools(
     timeout: float,
     allowed_tables: frozenset[str] | None = None,
     report_query: QueryReporter | None = None,
+    columns: TableColumns | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -70,10 +75,12 @@ def build_sql_tools(
         allowed_tables: Lower-case names of the tables the SQL may read and the tools
             show; None for every table (system catalogs are refused either way).
         report_query: Told of each run_sql's end (for the run's listeners); None: no one.
+        columns: The database's columns, for the running question's scope (the access
+            policy); None when there is no policy.
 
     """
     return SqlTools(
-        database, row_limit, preview_rows, timeout, allowed_tables, report_query
+        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns
     ).as_tools()
 
 
@@ -91,6 +98,7 @@ class SqlTools:
     timeout: float
     allowed_tables: frozenset[str] | None = None
     report_query: QueryReporter | None = None
+    columns: TableColumns | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -105,7 +113,17 @@ class SqlTools:
     def allowed(self, names: list[str]) -> list[str]:
         """Return the names of `names` that the SQL may read and the tools may show."""
         dialect = self.database.dialect
-        return [name for name in names if is_table_allowed(name, dialect, self.allowed_tables)]
+        scope = current_scope()
+        return [
+            name
+            for name in names
+            if is_table_allowed(name, dialect, self.allowed_tables) and scope.can_read(name)
+        ]
+
+    def readable(self, info: TableInfo) -> list[tuple[str, str]]:
+        """Return the columns of a table the running question's scope may read."""
+        names = set(current_scope().readable_columns(info.name, [n for n, _ in info.columns]))
+        return [(name, type_) for name, type_ in info.columns if name in names]
 
     async def list_tables(self, page: int = 1) -> str:
         """List the tables in the database with their columns. Call this first."""
@@ -115,7 +133,8 @@ class SqlTools:
         start = (page - 1) * LIST_TABLES_PAGE
         infos = await self.database.describe_tables(names[start : start + LIST_TABLES_PAGE])
         lines = [
-            f"{info.name} ({info.row_count} rows): " + ", ".join(name for name, _ in info.columns)
+            f"{info.name} ({info.row_count} rows): "
+            + ", ".join(name for name, _ in self.readable(info))
             for info in infos
         ]
         if pages > 1:
@@ -132,7 +151,7 @@ class SqlTools:
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
             f"{info.name} ({info.row_count} rows):\n"
-            + "\n".join(f"  {name} {type_}" for name, type_ in info.columns)
+            + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
             for info in infos
         ]
         if missing:
@@ -147,8 +166,11 @@ class SqlTools:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
+            await scoped_query(self.database, sql, current_scope(), self.columns)
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
+        except ScopeRefused as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL, exc.rule)
         try:
             await self.database.explain(sql, timeout=self.timeout)
         except QueryFailed as exc:
@@ -165,13 +187,19 @@ class SqlTools:
         started = time.perf_counter()
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
+            scoped, result = await run_in_scope(
+                self.database,
+                sql,
+                current_scope(),
+                self.columns,
+                row_limit=self.row_limit,
+                timeout=self.timeout,
+            )
         except QueryRejected as exc:
             self._report(sql, None, "refused", started, reason=exc.reason)
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
-        try:
-            result = await self.database.run_query(
-                sql, row_limit=self.row_limit, timeout=self.timeout
-            )
+        except ScopeRefused as exc:
+            return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL, exc.rule)
         except QueryFailed as exc:
             outcome = "timeout" if TIMEOUT_MARK in str(exc) else "error"
             self._report(sql, sql, outcome, started, reason=str(exc))
@@ -189,6 +217,8 @@ class SqlTools:
             name=RUN_SQL,
             artifact={
                 "sql": sql,
+                "sql_as_run": scoped.sql,
+                "sensitive_columns": sorted(scoped.sensitive_columns),
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),

@@ -278,12 +278,27 @@ def test_the_access_log_masks_a_key_sent_as_a_query_parameter(caplog):
     assert ALICE_KEY not in caplog.text and "api_key=***&u=a" in caplog.text
 
 
-async def test_a_bound_key_may_not_start_a_guest_conversation(keyed):
-    # No user named anywhere: the ask rules make it "guest", whom the key does not cover.
+async def test_a_key_bound_to_one_user_acts_as_that_user_when_none_is_named(keyed):
+    # No user named anywhere: the key's one user asks, not "guest" (issue #29).
     response = await keyed.http.post(
         "/api/v0/ask_react_agent", json={"question": "q"}, headers=bearer(ALICE_KEY)
     )
-    assert response.status_code == 403 and response.json()["data"]["error_type"] == "FORBIDDEN"
+    assert response.status_code == 200
+    assert response.json()["data"]["conversation_id"].startswith("alice:")
+    chat = await keyed.http.post(
+        "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "q"}]},
+        headers=bearer(ALICE_KEY),
+    )
+    assert chat.status_code == 200, chat.text
+    assert chat.json()["conversation_id"].startswith("alice:")
+    named_guest = await keyed.http.post(
+        "/api/v0/ask_react_agent",
+        json={"question": "q", "user_id": "guest"},
+        headers=bearer(ALICE_KEY),
+    )
+    assert named_guest.status_code == 403
+    assert named_guest.json()["data"]["error_type"] == "FORBIDDEN"
     allowed = await keyed.http.post(
         "/api/v0/ask_react_agent", json={"question": "q"}, headers=bearer(OPEN_KEY)
     )

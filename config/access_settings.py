@@ -1,0 +1,29 @@
+"""Settings of who may see what: the access policy file and the sensitive values' tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings
+
+
+class AccessSettings(BaseSettings):
+    """The access policy (docs/security.md); unset, every caller may read everything."""
+
+    policy_file: Path | None = Field(
+        default=None,
+        description="YAML policy of users, roles, row filters and column rules "
+        "(docs/security.md; config/policy.sample.yaml). Unset: no policy, all may read all.",
+    )
+    access_token_key: SecretStr | None = Field(
+        default=None,
+        description="Key of the tokens that stand for sensitive values in what the model "
+        "reads; unset, a random key per process (set it so every worker agrees).",
+    )
+
+    @field_validator("policy_file", mode="before")
+    @classmethod
+    def _blank_policy_is_unset(cls, value: object) -> object:
+        # POLICY_FILE= in .env means "no policy", not the current directory.
+        return None if isinstance(value, str) and not value.strip() else value

@@ -1,0 +1,53 @@
+"""Running the model's SQL under a scope: guard (done by the caller) → rewrite → backend."""
+
+from __future__ import annotations
+
+from react_agent.access.catalog import TableColumns
+from react_agent.access.rewrite import ScopedQuery, apply_scope
+from react_agent.access.scope import Scope
+from react_agent.databases.base import SessionSettings, SQLDatabase
+from react_agent.databases.records import QueryResult
+
+
+def session_for(scope: Scope) -> SessionSettings | None:
+    """Return the PostgreSQL role and `app.<attribute>` settings of `scope` (None: nothing)."""
+    if scope.db_role is None and not scope.parameters:
+        return None
+    settings = {f"app.{name}": str(value) for name, value in scope.parameters.items()}
+    return SessionSettings(scope.db_role, settings)
+
+
+async def scoped_query(
+    database: SQLDatabase, sql: str, scope: Scope, columns: TableColumns | None
+) -> ScopedQuery:
+    """Return `sql` as it runs under `scope`; raise ScopeRefused when it reaches outside."""
+    if scope.is_unrestricted or not scope.rewrite or columns is None:
+        return apply_scope(sql, database.dialect, scope, {})
+    return apply_scope(sql, database.dialect, scope, await columns.get())
+
+
+async def run_in_scope(
+    database: SQLDatabase,
+    sql: str,
+    scope: Scope,
+    columns: TableColumns | None,
+    *,
+    row_limit: int,
+    timeout: float,
+) -> tuple[ScopedQuery, QueryResult]:
+    """Rewrite `sql` for `scope` and run it with its parameters and session settings.
+
+    Raises:
+        ScopeRefused: The query reaches outside the scope (nothing ran).
+        QueryFailed: The database refused or stopped the query.
+
+    """
+    scoped = await scoped_query(database, sql, scope, columns)
+    result = await database.run_query(
+        scoped.sql,
+        row_limit=row_limit,
+        timeout=timeout,
+        params=scoped.params or None,
+        session=session_for(scope),
+    )
+    return scoped, result

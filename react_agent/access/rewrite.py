@@ -1,0 +1,261 @@
+"""The scope on the parse tree: filtered tables wrapped, denied columns and tables refused.
+
+Every reference to a real table that has a row filter or denied columns is replaced by
+`(SELECT <allowed columns> FROM t WHERE <filter>) AS <alias>`, wherever it appears (FROM,
+JOIN, subqueries, CTE bodies, set-operation branches, correlated and scalar subqueries),
+so `*`, `t.*` and whole-row references see only the allowed columns and rows. The filter's
+`:name` placeholders stay placeholders: their values travel as bound parameters. Which
+reference is a real table and which a CTE comes from sqlglot's scope analysis; a CTE named
+like a real table is refused, so it can neither hide a table from the rewrite nor stand in
+for the table a filter's own subquery reads.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.scope import traverse_scope
+
+from react_agent.access.scope import Scope
+from react_agent.access.taint import sensitive_outputs
+from react_agent.tools.sql_guard import QueryRejected, parse_statement
+
+PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
+"""Prefix of the bound parameters' names, new per process: the model's SQL cannot name
+them, so a driver that reads `%(name)s` never takes text the model wrote for one."""
+_INNER_TABLE = "access_scope_inner_table"
+"""Stands for the table reference's own text inside the generated subquery."""
+DEFAULT_SCHEMAS = frozenset({"main", "public"})
+"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
+
+
+class ScopeRefused(Exception):
+    """The query reaches outside the caller's scope; `rule` is the UPPER_SNAKE rule broken."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ScopedQuery:
+    """The SQL to run under a scope, with its bound parameters."""
+
+    sql: str
+    """The SQL as it runs (the model's, rewritten)."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """Values of the filters' placeholders."""
+    tables: tuple[str, ...] = ()
+    """The real tables the query reads (lower case)."""
+    sensitive_columns: frozenset[str] = frozenset()
+    """Lower-case names of result columns whose values never reach the model."""
+
+
+def apply_scope(
+    sql: str, dialect: str, scope: Scope, columns_of: Mapping[str, Sequence[str]]
+) -> ScopedQuery:
+    """Return `sql` rewritten to read only what `scope` allows, or raise ScopeRefused.
+
+    Args:
+        sql: One SELECT, already passed by the SQL guard.
+        dialect: The sqlglot dialect of the database.
+        scope: The running question's scope.
+        columns_of: Lower-case table name → its column names as the database spells them
+            (needed for tables with denied columns).
+
+    """
+    if scope.is_unrestricted or not scope.rewrite:
+        return ScopedQuery(sql)
+    tree = _parse(sql, dialect)
+    nodes = _nodes_by_type(tree)
+    if nodes[exp.Placeholder]:
+        raise ScopeRefused("PLACEHOLDER_NOT_ALLOWED", "the query may not contain placeholders")
+    real_tables = _real_tables(tree, nodes, columns_of)
+    names = {_table_name(table) for table in real_tables}
+    _refuse_unreadable(names, scope)
+    _refuse_denied_columns(nodes[exp.Identifier], names, scope)
+    taint = sensitive_outputs(nodes[exp.Column], real_tables, scope)
+    used: set[str] = set()
+    edits: list[tuple[int, int, str]] = []
+    for table in real_tables:
+        name = _table_name(table)
+        if name in scope.row_filters or scope.denied_columns.get(name):
+            edits.append(_edit(sql, table, name, scope, columns_of, dialect, used))
+    params = {PARAMETER_PREFIX + key: scope.parameters[key] for key in sorted(used)}
+    return ScopedQuery(_spliced(sql, edits), params, tuple(sorted(names)), taint)
+
+
+def _edit(
+    sql: str,
+    table: exp.Table,
+    name: str,
+    scope: Scope,
+    columns_of: Mapping[str, Sequence[str]],
+    dialect: str,
+    used: set[str],
+) -> tuple[int, int, str]:
+    """Return (start, end, text): a table reference's span and its filtered subquery."""
+    parts = table.parts
+    first, last = parts[0].meta, parts[-1].meta
+    if "start" not in first or "end" not in last:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", f"the table {name} could not be located")
+    start, end = first["start"], last["end"] + 1
+    original = sql[start:end]
+    allowed = None
+    denied = scope.denied_columns.get(name)
+    if denied:
+        if name not in columns_of:
+            raise ScopeRefused("TABLE_NOT_ALLOWED", f"the columns of {name} are unknown")
+        allowed = tuple(c for c in columns_of[name] if c.lower() not in denied)
+    body, placeholders = _subquery_text(scope.row_filters.get(name), allowed, dialect)
+    used.update(placeholders)
+    # Without an alias the subquery takes the table's own name, so t.col still resolves.
+    alias = "" if table.args.get("alias") else f" AS {original.split('.')[-1].strip()}"
+    return start, end, f"({body.replace(_INNER_TABLE, original, 1)}){alias}"
+
+
+def _spliced(sql: str, edits: list[tuple[int, int, str]]) -> str:
+    """Return `sql` with each table reference's text replaced by its filtered subquery.
+
+    Only the references change: everything else stays as the model wrote it, so result
+    column names (which SQLite takes from the expression's text) come out the same.
+    """
+    text = sql
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = f"{text[:start]}{replacement}{text[end:]}"
+    return text
+
+
+@lru_cache(maxsize=1024)
+def _subquery_text(
+    predicate: str | None, allowed: tuple[str, ...] | None, dialect: str
+) -> tuple[str, frozenset[str]]:
+    """Return `SELECT allowed FROM <marker> WHERE filter` in `dialect`, and its placeholders.
+
+    The marker table stands for the reference's own text; the filter's `:name`s stay
+    placeholders, written the way the dialect's driver binds them.
+    """
+    projections: list[exp.Expression] = (
+        [exp.column(column, quoted=True) for column in allowed]
+        if allowed is not None
+        else [exp.Star()]
+    )
+    select = exp.select(*projections).from_(exp.to_table(_INNER_TABLE))
+    placeholders: frozenset[str] = frozenset()
+    if predicate is not None:
+        condition = sqlglot.parse_one(predicate)
+        placeholders = frozenset(p.name for p in condition.find_all(exp.Placeholder))
+        for placeholder in condition.find_all(exp.Placeholder):
+            placeholder.set("this", PARAMETER_PREFIX + placeholder.name)
+        select = select.where(condition)
+    return select.sql(dialect=dialect), placeholders
+
+
+def _parse(sql: str, dialect: str) -> exp.Expression:
+    """Return the guard's parse tree of `sql` (cached: the guard parsed it just before).
+
+    The rewrite only reads the tree (it splices text), so sharing the cached tree is safe.
+    """
+    try:
+        tree = parse_statement(sql, dialect)
+    except (QueryRejected, ParseError) as exc:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", f"the query could not be parsed: {exc}") from exc
+    if tree is None:
+        raise ScopeRefused("QUERY_NOT_ANALYSABLE", "the query is empty")
+    return tree
+
+
+def _table_name(table: exp.Table) -> str:
+    return table.name.lower()
+
+
+def _nodes_by_type(tree: exp.Expression) -> dict[type, list[Any]]:
+    """Return the tree's nodes of the kinds the checks read, in one walk of it."""
+    found: dict[type, list[Any]] = {kind: [] for kind in _INDEXED}
+    for node in tree.walk():
+        kind = type(node)
+        if kind in found:
+            found[kind].append(node)
+    return found
+
+
+_INDEXED = (exp.Placeholder, exp.CTE, exp.Table, exp.Identifier, exp.Column)
+
+
+def _real_tables(
+    tree: exp.Expression,
+    nodes: dict[type, list[Any]],
+    columns_of: Mapping[str, Sequence[str]],
+) -> list[exp.Table]:
+    """Return the table references that read a real table, not a CTE; refuse shadowing."""
+    for cte in nodes[exp.CTE]:
+        if cte.alias_or_name.lower() in columns_of:
+            raise ScopeRefused(
+                "CTE_SHADOWS_TABLE",
+                f"a WITH query may not be named like the table {cte.alias_or_name!r}; rename it",
+            )
+    ctes = set()
+    if nodes[exp.CTE]:  # scope analysis tells CTE references from tables; no WITH, none
+        try:
+            scopes = traverse_scope(tree)
+        except (OptimizeError, RecursionError) as exc:
+            raise ScopeRefused(
+                "QUERY_NOT_ANALYSABLE", f"the query could not be analysed: {exc}"
+            ) from exc
+        for scope in scopes:
+            for table in scope.tables:
+                source = scope.sources.get(table.alias_or_name)
+                if source is not None and not isinstance(source, exp.Table):
+                    ctes.add(id(table))
+    tables = []
+    for table in nodes[exp.Table]:
+        if id(table) in ctes or not isinstance(table.this, exp.Identifier):
+            continue  # a CTE reference, or a table function such as json_each(…)
+        schema = table.db.lower()
+        if table.catalog or (schema and schema not in DEFAULT_SCHEMAS):
+            raise ScopeRefused(
+                "TABLE_NOT_ALLOWED", f"the table {table.sql()} is outside the readable tables"
+            )
+        tables.append(table)
+    return tables
+
+
+def _refuse_unreadable(names: set[str], scope: Scope) -> None:
+    refused = sorted(name for name in names if not scope.can_read(name))
+    if refused:
+        raise ScopeRefused(
+            "TABLE_NOT_ALLOWED",
+            f"your role may not read {', '.join(refused)}; readable tables: "
+            + ", ".join(sorted(scope.tables or ())),
+        )
+
+
+def _refuse_denied_columns(
+    identifiers: list[exp.Identifier], names: set[str], scope: Scope
+) -> None:
+    """Refuse a denied column's name anywhere: select list, WHERE, ON, USING, ORDER BY, calls.
+
+    By name, whatever the qualifier: a same-named column of another table is refused too,
+    which is the safe side of the doubt.
+    """
+    denied = {column for name in names for column in scope.denied_columns.get(name, ())}
+    if not denied:
+        return
+    for identifier in identifiers:
+        if identifier.name.lower() not in denied:
+            continue
+        if isinstance(identifier.parent, exp.Table | exp.TableAlias | exp.Alias):
+            continue  # a name given to something else, not a read of the column
+        raise ScopeRefused(
+            "COLUMN_DENIED",
+            f"your role may not read the column {identifier.name} "
+            "(not in any part of a query: select, where, join, order, group or function)",
+        )
