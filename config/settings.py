@@ -8,8 +8,10 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from config.data_source_settings import DataSourceSettings
 
-class Settings(BaseSettings):
+
+class Settings(DataSourceSettings, BaseSettings):
     """Every setting of the service; each field is the upper-case environment variable."""
 
     model_config = SettingsConfigDict(
