@@ -189,27 +189,42 @@ class MySQLDatabase:
     async def open_row_stream(
         self, sql: str, *, max_rows: int, timeout: float
     ) -> AsyncIterator[RowStream]:
-        """Run `sql` read-only, unbuffered; the server sends at most `max_rows` rows.
+        """Run `sql` read-only, unbuffered; read up to `max_rows` rows, each batch in `timeout` s.
 
-        The statement time limit covers the whole read, as MySQL has no per-fetch limit.
+        MySQL's time limits cover a whole statement, so here the client times each
+        batch; a batch that runs out of time, or a reader that leaves early, kills the
+        query on the server instead of draining the rest of it.
 
         Raises:
-            QueryFailed: The server refused or stopped the query.
+            QueryFailed: The server refused or stopped the query, or a batch ran out of time.
             ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
 
         """
-        async with (
-            self._read_only(timeout, select_limit=max_rows) as connection,
-            connection.cursor(SSCursor) as cursor,
-        ):
-            await cursor.execute(sql)
-            columns = unique_column_names(str(c[0]) for c in cursor.description or ())
+        async with self._read_only(None, select_limit=max_rows) as connection:
+            cursor = connection.cursor(SSCursor)
+            finished = False
+            try:
+                async with _batch_time(timeout):
+                    await cursor.execute(sql)
+                columns = unique_column_names(str(c[0]) for c in cursor.description or ())
 
-            async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
-                while rows := await cursor.fetchmany(STREAM_BATCH_ROWS):
-                    yield rows
+                async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
+                    nonlocal finished
+                    while True:
+                        async with _batch_time(timeout):
+                            rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        if not rows:
+                            finished = True
+                            return
+                        yield rows
 
-            yield RowStream(columns, batches())
+                yield RowStream(columns, batches())
+            finally:
+                if finished:
+                    await cursor.close()
+                else:
+                    await asyncio.shield(kill_query(self.options, connection.thread_id()))
+                    connection.close()  # unread rows: dropped with it, never drained
 
     async def aclose(self) -> None:
         """Close the pool."""
@@ -275,6 +290,17 @@ async def _roll_back(connection: Any) -> None:
         await connection.rollback()
     except asyncmy.errors.Error:
         connection.close()  # dropped by the pool on release
+
+
+@asynccontextmanager
+async def _batch_time(timeout: float) -> AsyncIterator[None]:
+    try:
+        async with asyncio.timeout(timeout):
+            yield
+    except TimeoutError as exc:
+        raise QueryFailed(
+            f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+        ) from exc
 
 
 def _quoted(text: str) -> str:
