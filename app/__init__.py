@@ -25,6 +25,7 @@ from app.routes import (
     ask,
     ask_stream,
     conversations,
+    datasets,
     exports,
     feedback,
     health,
@@ -87,6 +88,7 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
+    app.register_blueprint(datasets.blueprint)
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)

@@ -17,12 +17,15 @@ from typing import Any
 
 from quart import g, request
 
-from app.app_state import app_settings, stream_runs, thread_id_clock
+from app.app_state import agent_service, app_settings, stream_runs, thread_id_clock
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import resolve_lang
+from react_agent.databases.base import SQLDatabase
+from react_agent.databases.routing import run_on
+from react_agent.errors import ServiceError
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
 """The Warning header of an answer to a request whose two differing ids named the thread."""
@@ -56,8 +59,35 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 
 
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
-    """Like `accept`, and a new thread id is made unique across processes and hosts."""
-    return await with_unique_thread_id(accept(payload))
+    """Like `accept`, and a new thread id is made unique across processes and hosts.
+
+    A request naming a dataset gets it as the data source of the run it starts next.
+    """
+    ask = await with_unique_thread_id(accept(payload))
+    if ask.dataset_id is not None:
+        await use_dataset(ask.user_id, ask.dataset_id)
+    return ask
+
+
+async def use_dataset(user_id: str, dataset_id: str) -> None:
+    """Make the user's dataset the data source of the run this request starts."""
+    run_on(await dataset_source(user_id, dataset_id))
+
+
+async def dataset_source(user_id: str, dataset_id: str) -> SQLDatabase:
+    """Return the user's dataset as an open data source.
+
+    Raises:
+        ServiceError: 404 DATASETS_DISABLED when datasets are off, 404 DATASET_NOT_FOUND
+            when the dataset is not the user's.
+
+    """
+    datasets = agent_service().datasets
+    if datasets is None:
+        raise ServiceError(
+            404, "DATASETS_DISABLED", "datasets are off (DATASETS_ENABLED)", can_retry=False
+        )
+    return await datasets.source(user_id, dataset_id)
 
 
 async def with_unique_thread_id(ask: AskRequest) -> AskRequest:

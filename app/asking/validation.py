@@ -78,6 +78,12 @@ class AskBody(BaseModel):
         description="Instead of `question`, with the thread_id of a conversation waiting for "
         "approval: the person's decision. The run goes on and streams like any run.",
     )
+    dataset_id: StrictStr | None = Field(
+        default=None,
+        description="Ask about one of the asker's uploaded datasets (POST /api/v0/datasets) "
+        "instead of the service's database; 404 DATASET_NOT_FOUND if it is not theirs.",
+        json_schema_extra={"pattern": "^[0-9a-f]{16}$"},
+    )
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,8 @@ class AskRequest:
     """What to do when the thread is answering another question."""
     resume: ApprovalDecision | None = None
     """The decision a resume request carries (its question is then empty)."""
+    dataset_id: str | None = None
+    """The asker's dataset the question is about; None for the service's database."""
 
 
 def validate_ask_request(
@@ -154,6 +162,7 @@ def validate_ask_request(
         conversation_id_ignored=conversation_id_ignored,
         approve_sql=body.approve_sql,
         on_busy=body.on_busy,
+        dataset_id=body.dataset_id,
     )
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from quart import Blueprint, Response, g
+from quart import Blueprint, Response, g, request
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
+from app.asking.accept import dataset_source
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -28,13 +29,18 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     its rows (up to EXPORT_ROW_LIMIT) stream out as they are read.
     """
     g.lang = request_lang()
-    owned_thread(thread_id, query_args.user_id)
+    user_id = owned_thread(thread_id, query_args.user_id)
     service = agent_service()
     runner = service.require_runner()
     sql = await recorded_sql(runner, thread_id, result_id)
     settings = service.settings
+    # A result of a question about a dataset is exported from that dataset (?dataset_id=).
+    dataset_id = request.args.get("dataset_id")
+    database = service.database
+    if dataset_id is not None:
+        database = await dataset_source(user_id, dataset_id)
     chunks = await start_csv_export(
-        service.database,
+        database,
         sql,
         allowed_tables=settings.allowed_tables,
         max_rows=settings.export_row_limit,

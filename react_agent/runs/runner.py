@@ -19,6 +19,7 @@ from react_agent.approval.pending import (
     check_resume,
     describe_interrupt,
 )
+from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
@@ -119,11 +120,14 @@ class AgentRunner:
         if ticket is not None and ticket.waiting:
             self._show_queue_position(run, ticket)
         graph_input = resume if resume is not None else question
+        # A fresh context: the run must not keep its caller's (an HTTP request's) alive;
+        # only the data source the caller chose (a dataset) goes along.
+        context = contextvars.Context()
+        context.run(run_on, chosen_source())
         run.task = asyncio.create_task(
             self._execute(run, graph_input, stream_tokens, release, approve_sql, on_busy, ticket),
             name=f"run-{thread_id}",
-            # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
-            context=contextvars.Context(),
+            context=context,
         )
         return run
 

@@ -27,7 +27,7 @@ from react_agent.runs.runner import AgentRunner
 from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
-from react_agent.service.data_sources import open_data_source
+from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -67,6 +67,7 @@ async def open_agent_service(
         try:
             service.database = await open_data_source(settings, settings.data_database_url)
             stack.push_async_callback(service.database.aclose)
+            await open_datasets(service, stack)
             # PostgreSQL's tables are listed by check_components below, once it answers.
             if not reconnects_by_itself(service, "data_database"):
                 service.tables = await list_allowed_tables(service)

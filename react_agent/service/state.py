@@ -11,6 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 from config import Settings
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
+from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
 from react_agent.memory.store import Memory
 from react_agent.runs.event_store import RunEventStore
@@ -34,6 +35,8 @@ class AgentService:
     """Why `memory` is None (the agent answers without examples then)."""
     run_events: RunEventStore | None = None
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    datasets: Datasets | None = None
+    """Users' uploaded files (DATASETS_ENABLED); None when off."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""

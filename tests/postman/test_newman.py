@@ -48,7 +48,12 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
     with (
         start_stub_llm() as llm_url,
         start_service_process(
-            {"OPENAI_BASE_URL": llm_url, "OPENAI_API_KEY": LLM_API_KEY, "API_KEYS": SERVICE_KEY},
+            {
+                "OPENAI_BASE_URL": llm_url,
+                "OPENAI_API_KEY": LLM_API_KEY,
+                "API_KEYS": SERVICE_KEY,
+                "DATASETS_ENABLED": "true",
+            },
             tmp_path,
         ) as base_url,
     ):

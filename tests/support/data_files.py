@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
 import duckdb
 import openpyxl
 
-from react_agent.sample_data import SAMPLE_DB_PATH
-from react_agent.sample_data.dataset import TABLES
+from react_agent.sample_data.export_files import write_sample_folder
+
+__all__ = ["GBK_CSV", "make_data_folder", "write_excel", "write_sample_folder"]
 
 GBK_CSV = "地区,销售额,日期\n华东,100.5,2024-01-02\n华南,200,2024-01-03\n华东,50,2024-02-01\n"
 
@@ -42,17 +41,4 @@ def make_data_folder(folder: Path) -> Path:
         connection.execute(f"COPY (SELECT range AS n FROM range(5)) TO '{target}' (FORMAT parquet)")
     write_excel(folder / "报表.xlsx")
     (folder / "notes.md").write_text("not data")
-    return folder
-
-
-def write_sample_folder(folder: Path) -> Path:
-    """Write each table of the SQLite sample as a CSV file named after it; return the folder."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(f"{SAMPLE_DB_PATH.as_uri()}?mode=ro", uri=True) as connection:
-        for table in TABLES:
-            cursor = connection.execute(f"SELECT * FROM {table.name}")
-            with (folder / f"{table.name}.csv").open("w", encoding="utf-8", newline="") as out:
-                writer = csv.writer(out)
-                writer.writerow([column[0] for column in cursor.description])
-                writer.writerows(cursor)
     return folder
