@@ -66,7 +66,7 @@ async def test_a_question_and_its_export_on_the_new_backends(settings: Settings,
     assert data["records"]["rows"] == expected
     assert data["react_agent_meta"]["sql_execution_count"] == 1
     assert "orders (4000 rows)" in listed and "order_items (9134 rows)" in listed
-    assert "total_amount" in described
+    assert "total_amount" in described and "orders (4000 rows) -- " in described
 
     assert export.status_code == 200, export.text
     header, *rows = parse_csv(export.content)
