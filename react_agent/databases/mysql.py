@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -29,16 +30,14 @@ COUNT_TIMEOUT = 2.0
 """Seconds an exact row count in `describe_tables` may take before the estimate is used."""
 EXACT_COUNT_LIMIT = 1_000_000
 """Tables the server estimates at least this large get the estimate, not a count."""
+DESCRIBE_CACHE_SECONDS = 30.0
+"""How long the tables' columns, comments and counts are reused before being read again."""
 
 # Client errors 2003/2006/2013/2055: the server cannot be reached or went away.
 _CONNECTION_ERRORS = frozenset({2002, 2003, 2005, 2006, 2013, 2055})
 # 1969: MariaDB's max_statement_time; 3024: MySQL's MAX_EXECUTION_TIME.
 _TIME_LIMIT_ERRORS = frozenset({1969, 3024})
 
-_TABLES_SQL = (
-    "SELECT table_name FROM information_schema.tables "
-    "WHERE table_schema = DATABASE() ORDER BY table_name"
-)
 _COLUMNS_SQL = (
     "SELECT t.table_name, t.table_rows, t.table_comment, c.column_name, c.column_type, "
     "c.column_comment FROM information_schema.tables t "
@@ -62,6 +61,8 @@ class MySQLDatabase:
     def __init__(self, pool: Any, options: dict[str, Any]) -> None:
         self.pool = pool
         self.options = options
+        self._described: tuple[float, dict[str, TableInfo]] | None = None
+        self._describe_lock = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -73,7 +74,7 @@ class MySQLDatabase:
         connect_timeout: float = 5.0,
         **_: Any,
     ) -> MySQLDatabase:
-        """Open a pool for `url`; warn when the account may write.
+        """Open a pool for `url` (the server may be down); warn when the account may write.
 
         Args:
             url: `mysql://user:pass@host:port/db` or `mariadb://…`.
@@ -88,24 +89,36 @@ class MySQLDatabase:
         try:
             async with pool.acquire() as connection:
                 await warn_about_write_privileges(connection, shown_url(options))
-        except asyncmy.errors.Error as exc:
-            pool.close()
-            await pool.wait_closed()
-            raise database._translate(exc, None) from exc
+        except (asyncmy.errors.Error, OSError) as exc:
+            # Like PostgreSQL's pool: the service comes up, /health says why, and the
+            # next query connects once the server answers.
+            logger.warning("MySQL data database %s: %s", shown_url(options), exc)
         return database
 
     async def list_tables(self) -> list[str]:
         """Return the tables and views of the URL's database that the account can see."""
-        async with self._read_only(COUNT_TIMEOUT * 5) as connection:
-            rows = await _fetch_all(connection, _TABLES_SQL)
-        return sorted(str(name) for (name,) in rows)
+        return sorted(await self._catalogue())
 
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Return columns (with their comments) and row counts of the named tables.
 
         Counts are exact for tables the server estimates under EXACT_COUNT_LIMIT rows
-        that count within COUNT_TIMEOUT; others get the estimate.
+        that count within COUNT_TIMEOUT; others get the estimate. What the catalogue says
+        is kept for DESCRIBE_CACHE_SECONDS: information_schema is slow to read (MariaDB
+        opens every table's definition), and a hundred questions at once each listing
+        the tables would otherwise queue on it.
         """
+        found = await self._catalogue()
+        return [found[name] for name in dict.fromkeys(names) if name in found]
+
+    async def _catalogue(self) -> dict[str, TableInfo]:
+        async with self._describe_lock:
+            now = time.monotonic()
+            if self._described is None or now - self._described[0] > DESCRIBE_CACHE_SECONDS:
+                self._described = (now, await self._read_catalogue())
+            return self._described[1]
+
+    async def _read_catalogue(self) -> dict[str, TableInfo]:
         found: dict[str, tuple[int | None, str, list[tuple[str, str]]]] = {}
         async with self._read_only(COUNT_TIMEOUT * 5) as connection:
             for table, estimate, comment, column, type_, note in await _fetch_all(
@@ -115,13 +128,10 @@ class MySQLDatabase:
                 if column is not None:
                     shown = f"{type_} COMMENT {_quoted(note)}" if note else str(type_)
                     columns.append((str(column), shown))
-        infos = []
-        for name in dict.fromkeys(names):
-            if name in found:
-                estimate, comment, columns = found[name]
-                count = await self._count_table(name, estimate)
-                infos.append(TableInfo(name, columns, count, comment))
-        return infos
+        return {
+            name: TableInfo(name, columns, await self._count_table(name, estimate), comment)
+            for name, (estimate, comment, columns) in found.items()
+        }
 
     async def _count_table(self, name: str, estimate: int | None) -> int | None:
         if estimate is not None and estimate >= EXACT_COUNT_LIMIT:
@@ -256,6 +266,8 @@ class MySQLDatabase:
                     await _roll_back(connection)
         except asyncmy.errors.Error as exc:
             raise self._translate(exc, timeout) from exc
+        except ConnectionError as exc:  # refused or reset before the protocol said anything
+            raise self._unavailable(str(exc) or type(exc).__name__) from exc
 
     def _translate(self, exc: asyncmy.errors.Error, timeout: float | None) -> Exception:
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None

@@ -80,9 +80,9 @@ def postgres_pool_options(settings: Settings) -> dict[str, Any]:
 
 
 def reconnects_by_itself(service: AgentService, component: str) -> bool:
-    """Whether `component` is on a PostgreSQL pool, whose problems come and go with the server."""
+    """Whether `component` is on a pool (PostgreSQL, MySQL) whose problems come and go with it."""
     if component == "data_database":
-        return service.database is not None and service.database.dialect == "postgres"
+        return service.database is not None and service.database.dialect in ("postgres", "mysql")
     if component == "checkpointer":
         return checkpoint_pool(service) is not None
     return False

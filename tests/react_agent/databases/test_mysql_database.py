@@ -202,9 +202,15 @@ def test_write_privileges_are_read_from_grant_lines():
     ) == ["INSERT", "UPDATE"]
 
 
-async def test_an_unreachable_server_is_a_503(mysql_server_url):
+async def test_an_unreachable_server_opens_and_answers_503_until_it_is_back(mysql_server_url):
     from react_agent.errors import ServiceError
 
-    with pytest.raises(ServiceError) as failed:
-        await MySQLDatabase.open("mysql://root@127.0.0.1:1/test", connect_timeout=1)
+    database = await MySQLDatabase.open("mysql://root@127.0.0.1:1/test", connect_timeout=1)
+    try:
+        with pytest.raises(ServiceError) as failed:
+            await database.ping(timeout=2)
+        with pytest.raises(ServiceError):
+            await database.run_query("SELECT 1", row_limit=1, timeout=2)
+    finally:
+        await database.aclose()
     assert failed.value.status == 503 and failed.value.error_type == "DATABASE_UNAVAILABLE"
