@@ -35,16 +35,17 @@ async def upload_dataset(query_args: DatasetQuery) -> dict:
     with `"dataset_id"` in an ask body.
     """
     g.lang = request_lang()
-    datasets = _datasets()
     request.max_content_length = agent_service().settings.datasets_max_upload_bytes + 65536
     try:
         files, form = await request.files, await request.form
     except RequestEntityTooLarge as exc:
         raise _too_large() from exc
+    # Whose it is first: a key bound to other users is 403 whether datasets are on or not.
+    user_id = _user_id(form.get("user_id") or query_args.user_id)
+    datasets = _datasets()
     upload = files.get("file")
     if upload is None:
         raise ServiceError(400, "INVALID_REQUEST", "send the file as multipart field 'file'")
-    user_id = _user_id(form.get("user_id") or query_args.user_id)
     content = upload.read()
     if len(content) > agent_service().settings.datasets_max_upload_bytes:
         raise _too_large()
@@ -59,8 +60,8 @@ async def upload_dataset(query_args: DatasetQuery) -> dict:
 async def list_datasets(query_args: DatasetQuery) -> dict:
     """List the datasets of `user_id` (query), newest first."""
     g.lang = request_lang()
-    datasets = _datasets()
     user_id = _user_id(query_args.user_id)
+    datasets = _datasets()
     found = [dataset.as_data() for dataset in datasets.list(user_id)]
     return success_envelope({"user_id": user_id, "datasets": found}, g.lang)
 
@@ -72,8 +73,8 @@ async def list_datasets(query_args: DatasetQuery) -> dict:
 async def delete_dataset(dataset_id: str, query_args: DatasetQuery) -> dict:
     """Delete one of the datasets of `user_id` (query); another user's is 404."""
     g.lang = request_lang()
-    datasets = _datasets()
-    await datasets.delete(_user_id(query_args.user_id), dataset_id)
+    user_id = _user_id(query_args.user_id)
+    await _datasets().delete(user_id, dataset_id)
     return success_envelope({"dataset_id": dataset_id, "deleted": True}, g.lang)
 
 
