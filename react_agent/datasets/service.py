@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ class Datasets:
         self.store = DatasetStore(root, max_per_user=max_per_user, open_source=self._open_folder)
         self.keep_open = keep_open
         self._open: dict[Path, SQLDatabase] = {}
+        self._opening = asyncio.Lock()
 
     async def create(self, user_id: str, filename: str, content: bytes) -> Dataset:
         """Keep an upload as a dataset of `user_id` (see DatasetStore.create)."""
@@ -49,10 +51,12 @@ class Datasets:
     async def source(self, user_id: str, dataset_id: str) -> SQLDatabase:
         """Return the user's dataset as an open source (404 DATASET_NOT_FOUND unless theirs)."""
         folder = self.store.folder(user_id, dataset_id)
-        source = self._open.pop(folder, None) or await self._open_folder(folder)
-        self._open[folder] = source  # most recently used last
-        while len(self._open) > self.keep_open:
-            await self._close(next(iter(self._open)))
+        # One opening at a time: two first questions about a dataset share one source.
+        async with self._opening:
+            source = self._open.pop(folder, None) or await self._open_folder(folder)
+            self._open[folder] = source  # most recently used last
+            while len(self._open) > self.keep_open:
+                await self._close(next(iter(self._open)))
         return source
 
     async def aclose(self) -> None:
