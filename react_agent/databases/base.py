@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 
@@ -36,6 +38,19 @@ class SQLDatabase(Protocol):
 
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Return columns and row counts of the named tables."""
+        ...
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue: tables, columns, types, keys, comments, row estimates, values.
+
+        Args:
+            sensitive: Lower-case `table.column` names whose values are never read.
+            max_distinct: Text columns with at most this many distinct values keep them
+                (0 reads no values).
+
+        """
         ...
 
     async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:

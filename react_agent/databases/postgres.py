@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import aclosing, asynccontextmanager
 from typing import Any, Unpack
 
@@ -12,7 +12,9 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.postgres_catalog import introspect_postgres
 from react_agent.databases.postgres_pool import (
     PoolOptions,
     is_connection_failure,
@@ -120,6 +122,18 @@ class PostgresDatabase:
                     count = await _count_rows(connection, qualified, estimate)
                     infos.append(TableInfo(name, columns, count))
             return infos
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue of the readable tables, with COMMENT ON and reltuples."""
+        async with self._read_only() as connection:
+            return await introspect_postgres(
+                connection,
+                kinds=_QUERYABLE_KINDS,
+                sensitive=frozenset(name.lower() for name in sensitive),
+                max_distinct=max_distinct,
+            )
 
     async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
         """Run `sql` in a read-only transaction, keeping at most `row_limit` rows.

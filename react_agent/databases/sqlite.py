@@ -6,14 +6,16 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, TableInfo
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
+from react_agent.databases.sqlite_catalog import introspect_sqlite
 from react_agent.errors import ServiceError
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:
@@ -98,6 +100,18 @@ class SQLiteDatabase:
                 (count,) = connection.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()
                 infos.append(TableInfo(name, columns, count))
             return infos
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue (no comments: SQLite keeps none; the semantic file adds them)."""
+        wanted = frozenset(name.lower() for name in sensitive)
+
+        def read() -> Catalog:
+            with self._connect() as connection:
+                return introspect_sqlite(connection, sensitive=wanted, max_distinct=max_distinct)
+
+        return await asyncio.to_thread(read)
 
     def _fetch_all(self, sql: str) -> list[tuple[Any, ...]]:
         with self._connect() as connection:

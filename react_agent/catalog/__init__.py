@@ -1,0 +1,1 @@
+"""The schema catalogue: tables, columns, keys, comments, row estimates and sample values."""
