@@ -12,7 +12,7 @@ import asyncio
 import shutil
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager, suppress
 from functools import partial
 from pathlib import Path
@@ -21,7 +21,9 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.duckdb_catalog import introspect_duckdb
 from react_agent.databases.file_tables import LoadedTable, load_files
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
@@ -109,6 +111,15 @@ class DuckDBFiles:
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Return columns, exact row counts and the file each named table came from."""
         return await self._call(lambda cursor: _describe(cursor, names))
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue: each table's columns, types, counts and the file it came from."""
+        lowered = frozenset(name.lower() for name in sensitive)
+        return await self._call(
+            lambda cursor: introspect_duckdb(cursor, sensitive=lowered, max_distinct=max_distinct)
+        )
 
     async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
         """Run `sql` on a cursor of its own; interrupt it at `timeout` s or when cancelled."""

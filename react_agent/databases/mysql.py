@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncmy
 from asyncmy.cursors import SSCursor
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.mysql_catalog import introspect_mysql
 from react_agent.databases.mysql_connection import (
     connect_options,
     kill_query,
@@ -132,6 +134,19 @@ class MySQLDatabase:
             name: TableInfo(name, columns, await self._count_table(name, estimate), comment)
             for name, (estimate, comment, columns) in found.items()
         }
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue: information_schema's columns, keys, comments and estimates."""
+
+        async def fetch(sql: str) -> list[tuple[Any, ...]]:
+            async with self._read_only(COUNT_TIMEOUT * 5) as connection:
+                return await _fetch_all(connection, sql)
+
+        return await introspect_mysql(
+            fetch, sensitive=frozenset(n.lower() for n in sensitive), max_distinct=max_distinct
+        )
 
     async def _count_table(self, name: str, estimate: int | None) -> int | None:
         if estimate is not None and estimate >= EXACT_COUNT_LIMIT:

@@ -9,9 +9,11 @@ the dataset while others do not.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 
+from react_agent.catalog.model import Catalog
 from react_agent.databases.base import SQLDatabase, TableInfo
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
@@ -57,6 +59,12 @@ class DataSourceRouter:
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Describe the chosen source's tables."""
         return await self.source.describe_tables(names)
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the chosen source's catalogue."""
+        return await self.source.introspect(sensitive=sensitive, max_distinct=max_distinct)
 
     async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
         """Run a query on the chosen source."""
