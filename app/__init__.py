@@ -27,6 +27,7 @@ from app.routes import (
     ask_stream,
     audit,
     conversations,
+    datasets,
     exports,
     feedback,
     health,
@@ -96,6 +97,7 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
+    app.register_blueprint(datasets.blueprint)
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(ready.blueprint)

@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from config.access_settings import AccessSettings
 from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
+from config.data_source_settings import DataSourceSettings
 from config.observability_settings import ObservabilitySettings
 from config.quality_settings import QualitySettings
 from config.quota_settings import QuotaSettings
@@ -25,6 +26,7 @@ class Settings(
     QuotaSettings,
     ObservabilitySettings,
     SchemaSettings,
+    DataSourceSettings,
     BaseSettings,
 ):
     """Every setting of the service; each field is the upper-case environment variable."""

@@ -7,6 +7,11 @@ from pathlib import Path
 import pytest
 
 from config import Settings
+from tests.support.mysql import (  # noqa: F401
+    mysql_database,
+    mysql_sample_url,
+    mysql_server_url,
+)
 from tests.support.postgres import (  # noqa: F401
     postgres_database,
     postgres_url,

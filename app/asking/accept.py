@@ -31,6 +31,9 @@ from app.asking.thread_ids import unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import Settings, resolve_lang
+from react_agent.databases.base import SQLDatabase
+from react_agent.databases.routing import run_on
+from react_agent.errors import ServiceError
 from react_agent.observability.log_context import bind_log_ids
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
@@ -80,11 +83,38 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 
 
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
-    """Like `accept`, then the asker's quota; a new thread id is made unique everywhere."""
+    """Like `accept`, then the asker's quota; a new thread id is made unique everywhere.
+
+    A request naming a dataset gets it as the data source of the run it starts next.
+    """
     ask = accept(payload)
     actor, scope = request_actor_and_scope(ask.user_id)
     await admit_question(agent_service(), actor, scope, resume=ask.resume is not None)
-    return await with_unique_thread_id(ask)
+    ask = await with_unique_thread_id(ask)
+    if ask.dataset_id is not None:
+        await use_dataset(ask.user_id, ask.dataset_id)
+    return ask
+
+
+async def use_dataset(user_id: str, dataset_id: str) -> None:
+    """Make the user's dataset the data source of the run this request starts."""
+    run_on(await dataset_source(user_id, dataset_id))
+
+
+async def dataset_source(user_id: str, dataset_id: str) -> SQLDatabase:
+    """Return the user's dataset as an open data source.
+
+    Raises:
+        ServiceError: 404 DATASETS_DISABLED when datasets are off, 404 DATASET_NOT_FOUND
+            when the dataset is not the user's.
+
+    """
+    datasets = agent_service().datasets
+    if datasets is None:
+        raise ServiceError(
+            404, "DATASETS_DISABLED", "datasets are off (DATASETS_ENABLED)", can_retry=False
+        )
+    return await datasets.source(user_id, dataset_id)
 
 
 async def with_unique_thread_id(ask: AskRequest) -> AskRequest:

@@ -86,6 +86,12 @@ class AskBody(BaseModel):
         description="Whether the agent may pause to ask a clarifying question (ask_user); "
         "default: the CLARIFY setting. false: it states its assumption instead.",
     )
+    dataset_id: StrictStr | None = Field(
+        default=None,
+        description="Ask about one of the asker's uploaded datasets (POST /api/v0/datasets) "
+        "instead of the service's database; 404 DATASET_NOT_FOUND if it is not theirs.",
+        json_schema_extra={"pattern": "^[0-9a-f]{16}$"},
+    )
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,8 @@ class AskRequest:
     """Who asks (set by the accept path once the request is valid)."""
     scope: Scope | None = None
     """What they may see under the access policy; None when there is no policy."""
+    dataset_id: str | None = None
+    """The asker's dataset the question is about; None for the service's database."""
 
 
 def validate_ask_request(
@@ -169,6 +177,7 @@ def validate_ask_request(
         approve_sql=body.approve_sql,
         on_busy=body.on_busy,
         clarify=body.clarify,
+        dataset_id=body.dataset_id,
     )
 
 

@@ -21,7 +21,7 @@ blueprint = Blueprint("ask", __name__)
 @blueprint.post("/api/v0/ask_react_agent")
 @document_request(AskBody)
 @document_response(AskEnvelope, 200)
-@document_errors(400, 409, 413, 500, 503, 504)
+@document_errors(400, 404, 409, 413, 500, 503, 504)
 async def ask_react_agent() -> tuple[dict, int, dict[str, str]]:
     """Answer a question and return the final data in the envelope (legacy sync API)."""
     return await answer_question()
@@ -31,7 +31,7 @@ async def ask_react_agent() -> tuple[dict, int, dict[str, str]]:
 @deprecate
 @document_request(AskBody)
 @document_response(AskEnvelope, 200)
-@document_errors(400, 409, 413, 500, 503, 504)
+@document_errors(400, 404, 409, 413, 500, 503, 504)
 async def chat() -> tuple[dict, int, dict[str, str]]:
     """Answer a question at the replaced service's path (deprecated alias of the sync ask)."""
     return await answer_question()

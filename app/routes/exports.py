@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from quart import Blueprint, Response, g
+from quart import Blueprint, Response, g, request
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
+from app.asking.accept import dataset_source
 from app.asking.access import request_actor
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
@@ -37,8 +38,13 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     settings = service.settings
     # The policy in force now, not the one of the question: access may have changed since.
     _, scope = request_actor(service, owner)
+    # A result of a question about a dataset is exported from that dataset (?dataset_id=).
+    dataset_id = request.args.get("dataset_id")
+    database = service.database
+    if dataset_id is not None:
+        database = await dataset_source(owner, dataset_id)
     chunks = await start_csv_export(
-        service.database,
+        database,
         sql,
         scope=scope,
         columns=service.columns,

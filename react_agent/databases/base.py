@@ -18,11 +18,12 @@ class QueryFailed(Exception):
 
 @dataclass(frozen=True)
 class TableInfo:
-    """A table's name, its columns as (name, type) and its row count."""
+    """A table's name, its columns as (name, type), its row count and its comment."""
 
     name: str
     columns: list[tuple[str, str]]
     row_count: int | None
+    comment: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class SQLDatabase(Protocol):
     """What the agent's tools need from a database."""
 
     dialect: str
-    """The sqlglot dialect name: "sqlite" or "postgres"."""
+    """The sqlglot dialect name: "sqlite", "postgres", "mysql" or "duckdb"."""
 
     async def list_tables(self) -> list[str]:
         """Return the names of the tables the agent may query."""

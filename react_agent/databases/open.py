@@ -1,4 +1,4 @@
-"""Opening the data database a URL names: SQLite or PostgreSQL."""
+"""Opening the data database a URL names: SQLite, PostgreSQL, MySQL/MariaDB or DuckDB files."""
 
 from __future__ import annotations
 
@@ -10,12 +10,17 @@ from react_agent.databases.sqlite import SQLiteDatabase
 from react_agent.databases.urls import SAMPLE_DATABASE_URL, database_kind, sqlite_path_from_url
 
 
-async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase:
+async def open_database(
+    url: str | None, *, file_options: dict[str, Any] | None = None, **pool_options: Any
+) -> SQLDatabase:
     """Open the data database named by `url` (default: the embedded sample).
 
     Args:
-        url: `sqlite:///…` or `postgresql://…`; None for the sample.
-        postgres_options: Pool options for PostgreSQL (see react_agent.databases.postgres_pool).
+        url: `sqlite:///…`, `postgresql://…`, `mysql://…`/`mariadb://…` or
+            `duckdb:///folder`; None for the sample.
+        file_options: DuckDB's memory limit and threads (see databases.duckdb_files).
+        pool_options: Pool options for PostgreSQL (see react_agent.databases.postgres_pool);
+            MySQL takes its sizes and connect timeout from them.
 
     """
     url = url or SAMPLE_DATABASE_URL
@@ -23,5 +28,14 @@ async def open_database(url: str | None, **postgres_options: Any) -> SQLDatabase
     if kind == "sqlite":
         return SQLiteDatabase(sqlite_path_from_url(url))
     if kind == "postgres":
-        return await PostgresDatabase.open(url, **postgres_options)
+        return await PostgresDatabase.open(url, **pool_options)
+    if kind == "mysql":
+        # Imported here so that a deployment without the driver runs the others.
+        from react_agent.databases.mysql import MySQLDatabase
+
+        return await MySQLDatabase.open(url, **pool_options)
+    if kind == "duckdb":
+        from react_agent.databases.duckdb_files import DuckDBFiles
+
+        return await DuckDBFiles.open(url, **(file_options or {}))
     raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

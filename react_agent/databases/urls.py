@@ -22,7 +22,7 @@ def sqlite_path_from_url(url: str) -> Path:
 
 
 def database_kind(url: str) -> str:
-    """Return "sqlite", "postgres" or "memory" for a database URL."""
+    """Return "sqlite", "postgres", "mysql", "duckdb" or "memory" for a database URL."""
     scheme = urlsplit(url).scheme.split("+")[0].lower()
     if url.strip().lower() == "memory":
         return "memory"
@@ -30,4 +30,11 @@ def database_kind(url: str) -> str:
         return "sqlite"
     if scheme in ("postgresql", "postgres"):
         return "postgres"
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///file.db or postgresql://…")
+    if scheme in ("mysql", "mariadb"):
+        return "mysql"
+    if scheme == "duckdb":
+        return "duckdb"
+    raise ValueError(
+        f"unsupported database URL {url!r}: use sqlite:///file.db, postgresql://…, "
+        "mysql://… or duckdb:///folder"
+    )

@@ -21,6 +21,7 @@ from react_agent.approval.pending import (
     check_resume,
     describe_interrupt,
 )
+from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.nodes import CLARIFY_FLAG
 from react_agent.observability.log_context import bind_log_ids, current_trace_id
@@ -147,11 +148,14 @@ class AgentRunner:
             self._show_queue_position(run, ticket)
         graph_input = resume if resume is not None else question
         flags = RunFlags(approve_sql, clarify)
+        # A fresh context: the run must not keep its caller's (an HTTP request's) alive;
+        # only the data source the caller chose (a dataset) goes along.
+        context = contextvars.Context()
+        context.run(run_on, chosen_source())
         run.task = asyncio.create_task(
             self._execute(run, graph_input, stream_tokens, release, flags, on_busy, ticket),
             name=f"run-{thread_id}",
-            # A fresh context: the run must not keep its caller's (an HTTP request's) alive.
-            context=contextvars.Context(),
+            context=context,
         )
         return run
 

@@ -16,7 +16,6 @@ from react_agent.access.policy_source import open_policy_source
 from react_agent.approval.clarification import build_ask_user_tool
 from react_agent.approval.node import SqlApproval
 from react_agent.conversations.checkpointer import open_checkpointer
-from react_agent.databases.open import open_database
 from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.llm import build_chat_model
@@ -35,6 +34,7 @@ from react_agent.runs.runner import AgentRunner
 from react_agent.runs.stores import default_locks, open_run_events
 from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
+from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog, schema_context, schema_tools
 from react_agent.service.state import (
@@ -74,10 +74,9 @@ async def open_agent_service(
     service = AgentService(settings)
     async with AsyncExitStack() as stack:
         try:
-            service.database = await open_database(
-                settings.data_database_url, **postgres_pool_options(settings)
-            )
+            service.database = await open_data_source(settings, settings.data_database_url)
             stack.push_async_callback(service.database.aclose)
+            await open_datasets(service, stack)
             # PostgreSQL's tables are listed by check_components below, once it answers.
             if not reconnects_by_itself(service, "data_database"):
                 service.tables = await list_allowed_tables(service)

@@ -14,6 +14,7 @@ from react_agent.access.policy_source import PolicySource
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
+from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
 from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
@@ -49,6 +50,8 @@ class AgentService:
     """The access policy (POLICY_FILE); None: every caller may read everything."""
     columns: TableColumns | None = None
     """The data database's columns, for the policy's rewrite of the model's SQL."""
+    datasets: Datasets | None = None
+    """Users' uploaded files (DATASETS_ENABLED); None when off."""
 
     def require_runner(self) -> AgentRunner:
         """Return the runner, or raise the 503 that says why there is none."""
@@ -92,9 +95,9 @@ def postgres_pool_options(settings: Settings) -> dict[str, Any]:
 
 
 def reconnects_by_itself(service: AgentService, component: str) -> bool:
-    """Whether `component` is on a PostgreSQL pool, whose problems come and go with the server."""
+    """Whether `component` is on a pool (PostgreSQL, MySQL) whose problems come and go with it."""
     if component == "data_database":
-        return service.database is not None and service.database.dialect == "postgres"
+        return service.database is not None and service.database.dialect in ("postgres", "mysql")
     if component == "checkpointer":
         return checkpoint_pool(service) is not None
     return False

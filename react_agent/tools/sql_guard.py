@@ -11,6 +11,13 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
+from react_agent.tools.sql_dialect_rules import (
+    DialectRuleBroken,
+    check_dialect_node,
+    check_dialect_table,
+    check_dialect_text,
+    is_refused_in_dialect,
+)
 from react_agent.tools.sql_refusals import (
     WRITE_KINDS,
     is_catalog,
@@ -32,7 +39,7 @@ class QueryRejected(Exception):
         self.reason = reason
 
 
-DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public"}
+DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public", "duckdb": "main"}
 """The schema a bare table name lives in; `main.orders` is the same table as `orders`."""
 
 
@@ -48,7 +55,8 @@ def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -
 
     Args:
         sql: The query the model wrote.
-        dialect: The sqlglot dialect of the database: "sqlite" or "postgres".
+        dialect: The sqlglot dialect of the database: "sqlite", "postgres", "mysql" or
+            "duckdb".
         allowed_tables: Lower-case table names (`table` or `schema.table`) the query may
             read; None allows every table except the system catalogs.
 
@@ -60,10 +68,14 @@ def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -
     _check_statement_kind(root, sql, dialect)
     if dialect == "postgres":
         _check_no_unicode_escaped_names(sql)
-    for node in root.walk():
-        _check_node(node)
-    for table in _table_references(root):
-        _check_table(table, dialect, allowed_tables)
+    try:
+        check_dialect_text(sql, dialect)
+        for node in root.walk():
+            _check_node(node, dialect)
+        for table in _table_references(root):
+            _check_table(table, dialect, allowed_tables)
+    except DialectRuleBroken as exc:
+        raise QueryRejected(str(exc)) from exc
     return sql
 
 
@@ -125,7 +137,7 @@ def _check_statement_kind(root: exp.Expression, sql: str, dialect: str) -> None:
     )
 
 
-def _check_node(node: exp.Expression) -> None:
+def _check_node(node: exp.Expression, dialect: str) -> None:
     keyword = statement_keyword(node)
     if keyword is not None and isinstance(node, WRITE_KINDS):
         raise QueryRejected(f"{keyword} is not allowed: the database is read-only")
@@ -142,8 +154,9 @@ def _check_node(node: exp.Expression) -> None:
         )
     if isinstance(node, exp.Func):
         for name in _function_names(node):
-            if is_refused_function(name):
+            if is_refused_function(name) or is_refused_in_dialect(name, dialect):
                 raise QueryRejected(f"function {name} is not allowed")
+    check_dialect_node(node, dialect)
 
 
 def _first_keyword(sql: str, dialect: str) -> str:
@@ -220,6 +233,7 @@ def _check_table(table: exp.Table, dialect: str, allowed_tables: frozenset[str] 
             f"system table {shown} is not allowed: use the list_tables and describe_tables "
             "tools to see the tables and their columns"
         )
+    check_dialect_table(schema, name, dialect)
     if allowed_tables is not None and not _is_listed(schema, name, dialect, allowed_tables):
         raise QueryRejected(
             f"table {shown} is not in the allowed list: {', '.join(sorted(allowed_tables))}"

@@ -97,8 +97,78 @@ ALLOWED_PG_FUNCTIONS = frozenset(
     }
 )
 
-CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema", "pg_toast"})
-CATALOG_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_")
+# Functions refused in one dialect only, as (names, prefixes): their names are ordinary
+# elsewhere (SQLite's glob(), for one).
+DIALECT_REFUSED_FUNCTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "mysql": (
+        frozenset(
+            {
+                "load_file",  # reads a server file
+                "sleep",
+                "benchmark",  # burns CPU for as long as it is told
+                "get_lock",
+                "release_lock",
+                "release_all_locks",
+                "is_free_lock",
+                "is_used_lock",
+                "master_pos_wait",
+                "source_pos_wait",
+                "master_gtid_wait",
+                "wait_for_executed_gtid_set",
+                "wait_until_sql_thread_after_gtids",
+                "sys_exec",  # lib_mysqludf_sys, where installed
+                "sys_eval",
+                "lastval",
+                "nextval",
+                "setval",
+            }
+        ),
+        ("sys.",),
+    ),
+    "duckdb": (
+        frozenset(
+            {
+                "glob",  # lists files
+                "query",  # runs SQL given as text
+                "query_table",
+                "getenv",
+                "sniff_csv",
+                "parquet_scan",
+                "parquet_metadata",
+                "parquet_schema",
+                "parquet_file_metadata",
+                "parquet_kv_metadata",
+                "delta_scan",
+                "from_csv_auto",
+                "which_secret",
+                "load_aws_credentials",
+                "checkpoint",
+                "force_checkpoint",
+                "sqlite_scan",
+                "sqlite_attach",
+                "postgres_scan",
+                "postgres_attach",
+                "mysql_scan",
+            }
+        ),
+        ("read_", "iceberg_", "duckdb_", "pragma_"),
+    ),
+}
+
+CATALOG_SCHEMAS = frozenset(
+    {
+        "pg_catalog",
+        "information_schema",
+        "pg_toast",
+        # MySQL / MariaDB and DuckDB
+        "mysql",
+        "performance_schema",
+        "sys",
+        "system",
+        "temp",
+    }
+)
+CATALOG_TABLE_PREFIXES = ("pg_", "sqlite_", "pragma_", "duckdb_")
 CATALOG_TABLES = frozenset({"dbstat"})
 
 

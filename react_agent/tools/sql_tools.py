@@ -150,7 +150,9 @@ class SqlTools:
         infos = await self.database.describe_tables(self.allowed(table_names))
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
-            f"{info.name} ({info.row_count} rows):\n"
+            f"{info.name} ({info.row_count} rows)"
+            + (f" -- {info.comment}" if info.comment else "")
+            + ":\n"
             + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
             for info in infos
         ]

@@ -93,6 +93,15 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "json": {"ids": ["nope"], "confirm": True}
     },
     ("GET", "/api/v0/training_data/stats"): None,
+    ("POST", "/api/v0/datasets"): lambda user: {
+        "data": {"user_id": user},
+        "files": {"file": ("a.csv", b"a,b\n1,2\n", "text/csv")},
+    },
+    ("GET", "/api/v0/datasets"): lambda user: {"params": {"user_id": user}},
+    ("DELETE", "/api/v0/datasets/{dataset_id}"): lambda user: {
+        "path": "/api/v0/datasets/0123456789abcdef",
+        "params": {"user_id": user},
+    },
     ("POST", "/api/v0/react/runs/{run_id}/cancel"): lambda user: {
         "path": "/api/v0/react/runs/0123456789abcdef0123456789abcdef/cancel",
         "json": {"user_id": user},

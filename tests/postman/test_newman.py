@@ -54,6 +54,7 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
                 "API_KEYS": SERVICE_KEY,
                 "AUDIT": "on",  # the audit folder reads the records of the earlier questions
                 "METRICS": "on",  # the observability folder reads /metrics
+                "DATASETS_ENABLED": "true",
             },
             tmp_path,
         ) as base_url,

@@ -1,0 +1,43 @@
+"""Settings of the MySQL/MariaDB and DuckDB data sources and of per-user datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
+
+class DataSourceSettings(BaseSettings):
+    """MySQL pool, DuckDB limits and uploaded datasets (all off or harmless by default)."""
+
+    mysql_pool_max_size: int = Field(
+        default=10,
+        ge=1,
+        description="Most connections the MySQL/MariaDB data database's pool opens "
+        "(a running query holds one; a cancelled one borrows a second for KILL QUERY).",
+    )
+    duckdb_memory_limit: str = Field(
+        default="1GB",
+        description="DuckDB's memory_limit for a duckdb:/// data source or a dataset, "
+        "e.g. 512MB or 4GB; beyond it DuckDB spills or fails the query.",
+    )
+    duckdb_threads: int = Field(
+        default=2, ge=1, description="Threads one DuckDB data source may use for a query."
+    )
+    datasets_enabled: bool = Field(
+        default=False,
+        description="Let users upload files (POST /api/v0/datasets) and ask about them "
+        "with dataset_id.",
+    )
+    datasets_dir: Path | None = Field(
+        default=None,
+        description="Where uploaded datasets are kept, a folder per user; default: "
+        "DATA_DIR/datasets.",
+    )
+    datasets_max_upload_bytes: int = Field(
+        default=20_000_000, ge=1, description="Largest dataset upload accepted (else 413)."
+    )
+    datasets_max_per_user: int = Field(
+        default=20, ge=1, description="Most datasets one user may keep at once."
+    )

@@ -1,0 +1,338 @@
+"""Read-only access to a MySQL or MariaDB database that questions are about."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncmy
+from asyncmy.cursors import SSCursor
+
+from react_agent.catalog.model import Catalog
+from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.mysql_catalog import introspect_mysql
+from react_agent.databases.mysql_connection import (
+    connect_options,
+    kill_query,
+    session_limits_sql,
+    shown_url,
+    warn_about_write_privileges,
+)
+from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
+from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
+from react_agent.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+COUNT_TIMEOUT = 2.0
+"""Seconds an exact row count in `describe_tables` may take before the estimate is used."""
+EXACT_COUNT_LIMIT = 1_000_000
+"""Tables the server estimates at least this large get the estimate, not a count."""
+DESCRIBE_CACHE_SECONDS = 30.0
+"""How long the tables' columns, comments and counts are reused before being read again."""
+
+# Client errors 2003/2006/2013/2055: the server cannot be reached or went away.
+_CONNECTION_ERRORS = frozenset({2002, 2003, 2005, 2006, 2013, 2055})
+# 1969: MariaDB's max_statement_time; 3024: MySQL's MAX_EXECUTION_TIME.
+_TIME_LIMIT_ERRORS = frozenset({1969, 3024})
+
+_COLUMNS_SQL = (
+    "SELECT t.table_name, t.table_rows, t.table_comment, c.column_name, c.column_type, "
+    "c.column_comment FROM information_schema.tables t "
+    "LEFT JOIN information_schema.columns c "
+    "ON c.table_schema = t.table_schema AND c.table_name = t.table_name "
+    "WHERE t.table_schema = DATABASE() ORDER BY t.table_name, c.ordinal_position"
+)
+
+
+class MySQLDatabase:
+    """A MySQL or MariaDB database queried in read-only transactions from an asyncmy pool.
+
+    Args:
+        pool: The pool queries run on; closed by `aclose`.
+        options: The pool's connection keywords, for the side connection that kills a query.
+
+    """
+
+    dialect = "mysql"
+
+    def __init__(self, pool: Any, options: dict[str, Any]) -> None:
+        self.pool = pool
+        self.options = options
+        self._described: tuple[float, dict[str, TableInfo]] | None = None
+        self._describe_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        min_size: int = 0,
+        max_size: int = 10,
+        connect_timeout: float = 5.0,
+        **_: Any,
+    ) -> MySQLDatabase:
+        """Open a pool for `url` (the server may be down); warn when the account may write.
+
+        Args:
+            url: `mysql://user:pass@host:port/db` or `mariadb://…`.
+            min_size: Connections kept open when idle.
+            max_size: Most connections at once.
+            connect_timeout: Seconds to wait for the server.
+
+        """
+        options = connect_options(url, connect_timeout=connect_timeout)
+        pool = await asyncmy.create_pool(minsize=min_size, maxsize=max_size, **options)
+        database = cls(pool, options)
+        try:
+            async with pool.acquire() as connection:
+                await warn_about_write_privileges(connection, shown_url(options))
+        except (asyncmy.errors.Error, OSError) as exc:
+            # Like PostgreSQL's pool: the service comes up, /health says why, and the
+            # next query connects once the server answers.
+            logger.warning("MySQL data database %s: %s", shown_url(options), exc)
+        return database
+
+    async def list_tables(self) -> list[str]:
+        """Return the tables and views of the URL's database that the account can see."""
+        return sorted(await self._catalogue())
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        """Return columns (with their comments) and row counts of the named tables.
+
+        Counts are exact for tables the server estimates under EXACT_COUNT_LIMIT rows
+        that count within COUNT_TIMEOUT; others get the estimate. What the catalogue says
+        is kept for DESCRIBE_CACHE_SECONDS: information_schema is slow to read (MariaDB
+        opens every table's definition), and a hundred questions at once each listing
+        the tables would otherwise queue on it.
+        """
+        found = await self._catalogue()
+        return [found[name] for name in dict.fromkeys(names) if name in found]
+
+    async def _catalogue(self) -> dict[str, TableInfo]:
+        async with self._describe_lock:
+            now = time.monotonic()
+            if self._described is None or now - self._described[0] > DESCRIBE_CACHE_SECONDS:
+                self._described = (now, await self._read_catalogue())
+            return self._described[1]
+
+    async def _read_catalogue(self) -> dict[str, TableInfo]:
+        found: dict[str, tuple[int | None, str, list[tuple[str, str]]]] = {}
+        async with self._read_only(COUNT_TIMEOUT * 5) as connection:
+            for table, estimate, comment, column, type_, note in await _fetch_all(
+                connection, _COLUMNS_SQL
+            ):
+                _, _, columns = found.setdefault(str(table), (estimate, comment or "", []))
+                if column is not None:
+                    shown = f"{type_} COMMENT {_quoted(note)}" if note else str(type_)
+                    columns.append((str(column), shown))
+        return {
+            name: TableInfo(name, columns, await self._count_table(name, estimate), comment)
+            for name, (estimate, comment, columns) in found.items()
+        }
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the catalogue: information_schema's columns, keys, comments and estimates."""
+
+        async def fetch(sql: str) -> list[tuple[Any, ...]]:
+            async with self._read_only(COUNT_TIMEOUT * 5) as connection:
+                return await _fetch_all(connection, sql)
+
+        return await introspect_mysql(
+            fetch, sensitive=frozenset(n.lower() for n in sensitive), max_distinct=max_distinct
+        )
+
+    async def _count_table(self, name: str, estimate: int | None) -> int | None:
+        if estimate is not None and estimate >= EXACT_COUNT_LIMIT:
+            return int(estimate)
+        quoted = "`" + name.replace("`", "``") + "`"
+        try:
+            async with self._read_only(COUNT_TIMEOUT) as connection:
+                ((count,),) = await _fetch_all(connection, f"SELECT COUNT(*) FROM {quoted}")
+                return int(count)
+        except QueryFailed:
+            return None if estimate is None else int(estimate)
+
+    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+        """Run `sql` in a read-only transaction, keeping at most `row_limit` rows.
+
+        The server stops the query at `timeout` seconds and sends at most `row_limit + 1`
+        rows; cancelling the caller kills the query on the server.
+
+        Raises:
+            QueryFailed: The server refused or stopped the query (the model reads why).
+            ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
+
+        """
+        async with (
+            self._read_only(timeout, select_limit=row_limit + 1) as connection,
+            connection.cursor() as cursor,
+        ):
+            await cursor.execute(sql)
+            raw = list(await cursor.fetchall())
+            description = cursor.description or ()
+        columns = unique_column_names(str(column[0]) for column in description)
+        is_limited = len(raw) > row_limit
+        total = len(raw)
+        if is_limited:
+            raw = raw[:row_limit]
+            total = await self._count_result(sql, timeout, fallback=total)
+        return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
+
+    async def _count_result(self, sql: str, timeout: float, *, fallback: int) -> int:
+        try:
+            async with self._read_only(timeout) as connection:
+                ((count,),) = await _fetch_all(
+                    connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q"
+                )
+                return int(count)
+        except (QueryFailed, ServiceError) as exc:
+            # Counting is a courtesy; the capped rows are still right without it.
+            logger.info("could not count the rows of a limited result: %s", exc)
+            return fallback
+
+    async def explain(self, sql: str, *, timeout: float) -> None:
+        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
+        async with self._read_only(timeout) as connection:
+            await _fetch_all(connection, f"EXPLAIN {sql}")
+
+    async def ping(self, timeout: float = 3.0) -> None:
+        """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
+        try:
+            async with asyncio.timeout(timeout), self._read_only(timeout) as connection:
+                await _fetch_all(connection, "SELECT 1")
+        except TimeoutError as exc:
+            raise self._unavailable(f"no answer within {timeout:g} s") from exc
+
+    @asynccontextmanager
+    async def open_row_stream(
+        self, sql: str, *, max_rows: int, timeout: float
+    ) -> AsyncIterator[RowStream]:
+        """Run `sql` read-only, unbuffered; read up to `max_rows` rows, each batch in `timeout` s.
+
+        MySQL's time limits cover a whole statement, so here the client times each
+        batch; a batch that runs out of time, or a reader that leaves early, kills the
+        query on the server instead of draining the rest of it.
+
+        Raises:
+            QueryFailed: The server refused or stopped the query, or a batch ran out of time.
+            ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
+
+        """
+        async with self._read_only(None, select_limit=max_rows) as connection:
+            cursor = connection.cursor(SSCursor)
+            finished = False
+            try:
+                async with _batch_time(timeout):
+                    await cursor.execute(sql)
+                columns = unique_column_names(str(c[0]) for c in cursor.description or ())
+
+                async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
+                    nonlocal finished
+                    while True:
+                        async with _batch_time(timeout):
+                            rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        if not rows:
+                            finished = True
+                            return
+                        yield rows
+
+                yield RowStream(columns, batches())
+            finally:
+                if finished:
+                    await cursor.close()
+                else:
+                    await asyncio.shield(kill_query(self.options, connection.thread_id()))
+                    connection.close()  # unread rows: dropped with it, never drained
+
+    async def aclose(self) -> None:
+        """Close the pool."""
+        self.pool.close()
+        await self.pool.wait_closed()
+
+    @asynccontextmanager
+    async def _read_only(
+        self, timeout: float | None, *, select_limit: int | None = None
+    ) -> AsyncIterator[Any]:
+        """Lend a connection inside a read-only transaction that is always rolled back.
+
+        A cancelled caller's statement is killed on the server from a side connection,
+        and the connection it ran on is closed rather than returned to the pool.
+        """
+        try:
+            async with self.pool.acquire() as connection:
+                thread_id = connection.thread_id()
+                try:
+                    async with connection.cursor() as cursor:
+                        await cursor.execute(session_limits_sql(connection, timeout, select_limit))
+                        await cursor.execute("START TRANSACTION READ ONLY")
+                    yield connection
+                except asyncio.CancelledError:
+                    await asyncio.shield(kill_query(self.options, thread_id))
+                    connection.close()
+                    raise
+                finally:
+                    await _roll_back(connection)
+        except asyncmy.errors.Error as exc:
+            raise self._translate(exc, timeout) from exc
+        except ConnectionError as exc:  # refused or reset before the protocol said anything
+            raise self._unavailable(str(exc) or type(exc).__name__) from exc
+
+    def _translate(self, exc: asyncmy.errors.Error, timeout: float | None) -> Exception:
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        message = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+        if code in _CONNECTION_ERRORS:
+            return self._unavailable(message)
+        if code in _TIME_LIMIT_ERRORS and timeout is not None:
+            return QueryFailed(
+                f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+            )
+        return QueryFailed(message.strip() or type(exc).__name__)
+
+    def _unavailable(self, problem: str) -> ServiceError:
+        return ServiceError(
+            503,
+            "DATABASE_UNAVAILABLE",
+            f"MySQL data database {shown_url(self.options)} unavailable: {problem}",
+            can_retry=True,
+        )
+
+
+async def _fetch_all(connection: Any, sql: str) -> list[tuple[Any, ...]]:
+    async with connection.cursor() as cursor:
+        await cursor.execute(sql)
+        return list(await cursor.fetchall())
+
+
+async def _roll_back(connection: Any) -> None:
+    if not connection.connected:
+        return
+    try:
+        await connection.rollback()
+    except asyncmy.errors.Error:
+        connection.close()  # dropped by the pool on release
+
+
+@asynccontextmanager
+async def _batch_time(timeout: float) -> AsyncIterator[None]:
+    try:
+        async with asyncio.timeout(timeout):
+            yield
+    except TimeoutError as exc:
+        raise QueryFailed(
+            f"query stopped: it ran longer than the {timeout:g} s statement timeout"
+        ) from exc
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _as_subquery(sql: str) -> str:
+    return sql.strip().rstrip(";").rstrip()

@@ -1,0 +1,77 @@
+"""Datasets as the routes and the ask path use them: the store plus their open sources."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from react_agent.databases.base import SQLDatabase
+from react_agent.databases.duckdb_files import DuckDBFiles
+from react_agent.datasets.store import Dataset, DatasetStore
+
+logger = logging.getLogger(__name__)
+
+
+class Datasets:
+    """Users' datasets: kept by a DatasetStore, opened as DuckDB sources on first question.
+
+    Args:
+        root: The folder holding a folder per user.
+        max_per_user: Most datasets one user keeps at once.
+        file_options: DuckDB's memory limit and threads.
+        keep_open: Most datasets kept open; the least recently asked about closes beyond it.
+
+    """
+
+    def __init__(
+        self, root: Path, *, max_per_user: int, file_options: dict[str, Any], keep_open: int = 8
+    ) -> None:
+        self.file_options = file_options
+        self.store = DatasetStore(root, max_per_user=max_per_user, open_source=self._open_folder)
+        self.keep_open = keep_open
+        self._open: dict[Path, SQLDatabase] = {}
+        self._opening = asyncio.Lock()
+
+    async def create(self, user_id: str, filename: str, content: bytes) -> Dataset:
+        """Keep an upload as a dataset of `user_id` (see DatasetStore.create)."""
+        return await self.store.create(user_id, filename, content)
+
+    def list(self, user_id: str) -> list[Dataset]:
+        """Return the user's datasets, newest first."""
+        return self.store.list(user_id)
+
+    async def delete(self, user_id: str, dataset_id: str) -> None:
+        """Close the dataset's source if open, then remove it (404 unless it is theirs)."""
+        folder = self.store.folder(user_id, dataset_id)
+        await self._close(folder)
+        self.store.delete(user_id, dataset_id)
+
+    async def source(self, user_id: str, dataset_id: str) -> SQLDatabase:
+        """Return the user's dataset as an open source (404 DATASET_NOT_FOUND unless theirs)."""
+        folder = self.store.folder(user_id, dataset_id)
+        # One opening at a time: two first questions about a dataset share one source.
+        async with self._opening:
+            source = self._open.pop(folder, None) or await self._open_folder(folder)
+            self._open[folder] = source  # most recently used last
+            while len(self._open) > self.keep_open:
+                await self._close(next(iter(self._open)))
+        return source
+
+    async def aclose(self) -> None:
+        """Close every open source."""
+        for folder in list(self._open):
+            await self._close(folder)
+
+    async def _open_folder(self, folder: Path) -> DuckDBFiles:
+        return await DuckDBFiles.open(f"duckdb:///{folder}", **self.file_options)
+
+    async def _close(self, folder: Path) -> None:
+        source = self._open.pop(folder, None)
+        if source is None:
+            return
+        try:
+            await source.aclose()
+        except Exception as exc:  # a question still running on it: it fails, nothing else
+            logger.info("dataset source at %s closed while busy: %s", folder, exc)
