@@ -24,6 +24,7 @@ from app.openapi import install_openapi
 from app.routes import (
     ask,
     ask_stream,
+    conversation_edits,
     conversations,
     exports,
     feedback,
@@ -87,6 +88,7 @@ def create_app(
     app.register_blueprint(ask.blueprint)
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
+    app.register_blueprint(conversation_edits.blueprint)
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(page.blueprint)
