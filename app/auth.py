@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quart import Quart, current_app, g, request
+from quart_schema import document_response
 
 from app.asking.bodies import optional_json_object
 from app.envelope import success_envelope
 from app.errors import request_lang
+from app.openapi import document_errors
+from app.schemas_page import WhoamiEnvelope
 from config import Settings
 from react_agent.errors import ServiceError
 
@@ -182,6 +185,8 @@ def install_api_keys(app: Quart, keys: ApiKeys) -> None:
     logging.getLogger("hypercorn.access").addFilter(ACCESS_LOG_REDACTION)
 
     @app.get(WHOAMI_PATH)
+    @document_response(WhoamiEnvelope, 200)
+    @document_errors(401)
     async def whoami() -> dict:
         """Say whom the request's key acts for: its one bound user, its users, or anyone."""
         key: ApiKey | None = getattr(g, "api_key", None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quart import Blueprint, g, request
-from quart_schema import validate_querystring
+from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
 from app.asking.bodies import read_json_object
@@ -11,6 +11,7 @@ from app.asking.thread_access import ThreadQuery, owned_thread
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
+from app.schemas_page import EditedConversationEnvelope
 from react_agent.conversations.history import read_conversation
 from react_agent.errors import ServiceError
 
@@ -32,6 +33,7 @@ async def idle_conversation(thread_id: str) -> dict:
 
 @blueprint.patch("/api/v0/react/conversations/<thread_id>")
 @validate_querystring(ThreadQuery)
+@document_response(EditedConversationEnvelope, 200)
 @document_errors(400, 404, 409, 503)
 async def rename_conversation(thread_id: str, query_args: ThreadQuery) -> dict:
     """Give a conversation a title of its own (`{"title": "..."}`; empty: its first question)."""
@@ -55,6 +57,7 @@ async def rename_conversation(thread_id: str, query_args: ThreadQuery) -> dict:
 
 @blueprint.delete("/api/v0/react/conversations/<thread_id>")
 @validate_querystring(ThreadQuery)
+@document_response(EditedConversationEnvelope, 200)
 @document_errors(400, 404, 409, 503)
 async def delete_conversation(thread_id: str, query_args: ThreadQuery) -> dict:
     """Delete a conversation and every checkpoint of it (its sub-agents' too)."""

@@ -39,6 +39,8 @@ function toolResultFromMessage(message) {
   const failed = message.status === "error" || content.startsWith("Error:");
   const result = { tool_name: message.tool_name, status: refused ? "refused" : "ok" };
   if (failed && !refused) result.status = "error";
+  // The service's own words for a query a person rejected at approval (approval/node.py).
+  if (failed && content.includes("rejected this query")) result.rejected = true;
   if (result.status !== "ok") result.error = content.replace(/^Error:\s*/, "");
   const idLine = lines[0].match(/^result_id: (\S+)$/);
   if (idLine) result.result_id = idLine[1];

@@ -61,7 +61,7 @@ export class ToolList {
   addResult(result, threadId) {
     const id = result.tool_call_id ?? `item-${this.items.size}`;
     const entry = this.items.get(id) ?? this.addCall({ tool_call_id: id, ...result });
-    const outcome = result.status ?? "ok";
+    const outcome = result.rejected ? "rejected" : result.status ?? "ok";
     entry.item.dataset.status = outcome;
     entry.item.classList.remove("pending");
     entry.item.classList.add(outcome);
@@ -72,7 +72,10 @@ export class ToolList {
     else if (result.row_count === undefined || result.row_count === null) key = "done";
     label(entry.status, key, { rows: result.row_count ?? 0 });
     if (result.duration_ms !== undefined) entry.status.title = t("toolMs", { ms: result.duration_ms });
-    if (result.error) entry.body.append(element("p", "tool-error", result.error));
+    // A rejection's text was written for the model; the person knows they said no.
+    if (result.error && outcome !== "rejected") {
+      entry.body.append(element("p", "tool-error", result.error));
+    }
     const columns = Array.isArray(result.columns) ? result.columns : [];
     const rows = Array.isArray(result.rows) ? result.rows : [];
     if (columns.length) {

@@ -137,6 +137,8 @@ def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[
             data["error"] = event.error
         if event.example_ids is not None:
             data.update(example_ids=event.example_ids, example_count=len(event.example_ids))
+        if event.rejected:
+            data["rejected"] = True  # a person said no at approval: not a failure
         key = "STREAM_TOOL_RESULT"
     if event.tool_name == SEARCH_EXAMPLES:
         data["auto"] = event.auto  # true: the service searched before the model's first call

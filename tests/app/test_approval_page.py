@@ -96,6 +96,10 @@ async def test_reject_sends_the_comment_and_reopening_a_waiting_conversation_sho
         await tab.hook("approval-comment").fill("只要地区总数")
         await tab.hook("approval-reject").click()
         await expect(tab.hook("approval-sql")).to_have_value(COUNT_SQL_LAID_OUT)
+        rejected = tab.hook("tool-item").first  # rejected, not failed: no red, no model text
+        await expect(rejected).to_have_attribute("data-status", "rejected")
+        await expect(rejected.get_by_test_id("tool-status")).to_have_text("已拒绝")
+        await expect(rejected.locator(".tool-error")).to_have_count(0)
         thread_id = (await tab.hook("conversation-id").text_content()) or ""
 
         reopened = await open_progress_page(browser, service.base_url)

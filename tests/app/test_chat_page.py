@@ -283,3 +283,24 @@ async def test_conversations_are_renamed_searched_and_deleted_from_the_list(
     await tab.hook("delete-conversation").first.click()
     await expect(tab.hook("conversation-list")).to_contain_text("No conversations yet")
     assert tab.errors == []
+
+
+async def test_an_error_says_what_happened_in_words_and_retry_asks_again(
+    served: ServedPage,
+) -> None:
+    question = "a question whose first try fails"
+    script(served, question, RuntimeError("model exploded"), answer("Second time lucky."))
+    tab = await open_tab(served.browser, served.url, locale="en-US")
+    await tab.ask(question)
+
+    error_box = tab.hook("error-box")
+    await expect(error_box).to_be_visible()
+    await expect(tab.hook("status")).to_have_text("Failed")
+    await expect(tab.hook("error-type")).to_be_hidden()  # the code is folded in the details
+    assert "model exploded" not in await error_box.locator(".error-message").inner_text()
+    await tab.hook("retry").click()
+
+    await expect(tab.hook("answer")).to_have_text("Second time lucky.")
+    await expect(tab.hook("turn")).to_have_count(1)
+    await expect(error_box).to_be_hidden()
+    assert tab.errors == []
