@@ -7,6 +7,7 @@ import { setUpUpload, showSchema, showStarters } from "./empty_state.js";
 import { hideError, showError } from "./errors.js";
 import { restoreTurns } from "./restore.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
+import { redrawGrids } from "./records.js";
 import { ConversationList } from "./sidebar.js";
 import { Turn } from "./turn.js";
 
@@ -329,6 +330,7 @@ function forgetKey() {
 function changeLanguage() {
   rememberLang(ui.lang.value);
   applyLanguage();
+  redrawGrids();
   sidebar.refresh();
 }
 

@@ -10,6 +10,15 @@ const GRID_MAX_HEIGHT = "420px"; // the grid scrolls inside this; its header sta
 const ISO_DATE = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
 
 let columnLabels = new Map(); // column name → description, from GET /api/v0/schema
+const grids = new Set(); // every grid on the page, redrawn when the language changes
+
+/** Write every grid's numbers and dates again in the page's (new) language. */
+export function redrawGrids() {
+  for (const table of grids) {
+    if (table.element.isConnected) table.redraw(true);
+    else grids.delete(table);
+  }
+}
 
 /** Use the schema's column descriptions as the grids' column labels. */
 export function setColumnLabels(labels) {
@@ -106,6 +115,7 @@ function grid(columns, rows) {
       placeholder: "",
     });
     table.on("tableBuilt", () => fixGridRoles(box));
+    grids.add(table);
   });
   return box;
 }

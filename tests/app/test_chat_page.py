@@ -31,7 +31,7 @@ REGIONS_SQL = (
 )
 THOUSAND_SQL = (
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) "
-    "SELECT i AS id, i * 1234.5 AS amount FROM n"
+    "SELECT i AS id, i * 1234.5 AS amount, date('2020-01-01', '+' || i || ' days') AS day FROM n"
 )
 WIDE_SQL = (
     "SELECT s.*, r.*, 'a rather long text value that does not fit' AS note1, "
@@ -140,6 +140,10 @@ async def test_a_thousand_rows_page_in_a_grid_and_the_page_stays_a_few_screens(
     await grid.locator(".tabulator-col[tabulator-field=c0]").click()  # sort by id…
     await grid.locator(".tabulator-col[tabulator-field=c0]").click()  # …descending
     await expect(grid.locator(".tabulator-row").first).to_contain_text("1,000")
+    await expect(grid.locator(".tabulator-row").first).to_contain_text("Sep 27, 2022")
+    await tab.hook("lang-select").select_option("zh-CN")  # dates follow the language
+    await expect(grid.locator(".tabulator-row").first).to_contain_text("2022年9月27日")
+    await tab.hook("lang-select").select_option("en-US")
     await tab.screenshot("thousand-rows")
 
     height = await tab.page.evaluate("document.documentElement.scrollHeight")
