@@ -40,7 +40,8 @@ export function showApproval(data, { decide }) {
   label(part("tables"), "approvalTables", { tables: (data.tables ?? []).join(", ") });
   const refused = data.refused_edit;
   part("refused").hidden = !refused;
-  if (refused) label(part("refused"), "approvalRefused", { reason: refused.reason });
+  const reason = refused?.message || refused?.reason;
+  if (refused) label(part("refused"), "approvalRefused", { reason });
   // After a refused edit the person's own SQL comes back, to fix rather than retype.
   sqlBox.value = refused ? refused.sql : formatSql(data.sql ?? "");
   showPreview();

@@ -74,7 +74,7 @@ export class ToolList {
     if (result.duration_ms !== undefined) entry.status.title = t("toolMs", { ms: result.duration_ms });
     // A rejection's text was written for the model; the person knows they said no.
     if (result.error && outcome !== "rejected") {
-      entry.body.append(element("p", "tool-error", result.error));
+      entry.body.append(element("p", "tool-error", result.error_message || result.error));
     }
     const columns = Array.isArray(result.columns) ? result.columns : [];
     const rows = Array.isArray(result.rows) ? result.rows : [];

@@ -67,7 +67,7 @@ async def test_a_refused_edit_comes_back_with_its_reason_then_an_edit_runs(
 
         await tab.hook("approval-sql").fill("DELETE FROM regions")
         await tab.hook("approval-edit").click()
-        await expect(tab.hook("approval-refused")).to_contain_text("DELETE is not allowed")
+        await expect(tab.hook("approval-refused")).to_contain_text("不允许 DELETE")
         await expect(tab.hook("approval-sql")).to_have_value("DELETE FROM regions")
         await tab.hook("approval-sql").fill(COUNT_SQL)
         await tab.hook("approval-edit").click()

@@ -224,6 +224,7 @@ async def test_page_shows_each_tool_call_as_it_runs_with_refusals_marked(
             await expect(items).to_have_count(2)
             await expect(items.nth(0)).to_have_attribute("data-status", "refused")
             await expect(items.nth(0).get_by_test_id("tool-status")).to_contain_text("安全检查拒绝")
+            await expect(items.nth(0).locator(".tool-error")).to_contain_text("不允许 DELETE")
             await expect(items.nth(1)).to_have_attribute("data-status", "ok")
             await expect(items.nth(1).get_by_test_id("tool-sql")).to_contain_text(
                 re.compile(r"\nFROM\s+stores")
