@@ -26,6 +26,7 @@ from app.routes import (
     ask,
     ask_stream,
     audit,
+    conversation_edits,
     conversations,
     datasets,
     exports,
@@ -98,6 +99,7 @@ def create_app(
     app.register_blueprint(ask_stream.blueprint)
     app.register_blueprint(conversations.blueprint)
     app.register_blueprint(datasets.blueprint)
+    app.register_blueprint(conversation_edits.blueprint)
     app.register_blueprint(exports.blueprint)
     app.register_blueprint(health.blueprint)
     app.register_blueprint(ready.blueprint)

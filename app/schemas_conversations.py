@@ -94,6 +94,11 @@ class Conversation(OpenModel):
     blocks: list[HistoryBlock] = Field(
         description="One block per finished turn, oldest first (see README: History)."
     )
+    turns: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="One item per question, oldest first: question, answer, timestamp, sql, "
+        "sqls, records, chart and result_id, as the final data of that question had them.",
+    )
 
 
 class ConversationEnvelope(OpenModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.asking.final_data import build_final_data
+from app.asking.guard_reasons import guard_reason_for_people
 from config import localize
 from react_agent.approval.decisions import CLARIFICATION_KIND
 from react_agent.runs.events import RunResult
@@ -44,7 +45,10 @@ def approval_fields(approval: dict[str, Any], thread_id: str, lang: str) -> dict
         "message": localize("SQL_APPROVAL_WAITING", lang),
     }
     if approval.get("refused_edit"):
-        fields["refused_edit"] = approval["refused_edit"]
+        refused = dict(approval["refused_edit"])
+        # A new key: `reason` stays the guard's own words, `message` is for the person.
+        refused["message"] = guard_reason_for_people(str(refused.get("reason") or ""), lang)
+        fields["refused_edit"] = refused
     return fields
 
 

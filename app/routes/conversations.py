@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
@@ -36,6 +37,8 @@ from react_agent.conversations.thread_index import (
     list_thread_ids,
 )
 from react_agent.errors import ServiceError
+from react_agent.graph.messages import message_text
+from react_agent.results.turn_results import conversation_turns
 from react_agent.runs.runner import AgentRunner
 from react_agent.timestamps import now_timestamp
 
@@ -43,6 +46,7 @@ blueprint = Blueprint("conversations", __name__)
 
 DEFAULT_LIST_LIMIT = 10
 MAX_LIST_LIMIT = 50
+SEARCH_SCAN_LIMIT = 200
 
 
 class ConversationListQuery(BaseModel):
@@ -53,6 +57,11 @@ class ConversationListQuery(BaseModel):
         description=f"How many, newest first; clamped to 1–{MAX_LIST_LIMIT}.",
     )
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
+    q: str | None = Field(
+        default=None,
+        description="Only conversations whose title or questions contain this text "
+        f"(case-insensitive; among the newest {SEARCH_SCAN_LIMIT}).",
+    )
 
 
 class ConversationQuery(ThreadQuery):
@@ -88,12 +97,16 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
     runner = conversation_runner()
     checkpointer = runner.graph.checkpointer
     limit = clamp_list_limit(query_args.limit)
-    thread_ids = await list_thread_ids(checkpointer, check_user_id(user_id), limit)
+    search = (query_args.q or "").strip().casefold()
+    scan = SEARCH_SCAN_LIMIT if search else limit
+    thread_ids = await list_thread_ids(checkpointer, check_user_id(user_id), scan)
     conversations = []
     for thread_id in thread_ids:
         conversation = await read_conversation(runner.graph, thread_id)
-        if conversation is not None:
+        if conversation is not None and matches_search(conversation, search):
             conversations.append(conversation_summary(user_id, thread_id, conversation))
+        if len(conversations) == limit:
+            break
     data = {
         "user_id": user_id,
         "conversations": conversations,
@@ -102,6 +115,16 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
         "limit": limit,
     }
     return success_envelope(data, g.lang)
+
+
+def matches_search(conversation: dict, search: str) -> bool:
+    """Whether a conversation's title or one of its questions contains `search` (casefolded)."""
+    if not search:
+        return True
+    texts = [conversation["title"]] + [
+        message_text(m) for m in conversation["messages"] if isinstance(m, HumanMessage)
+    ]
+    return any(search in text.casefold() for text in texts)
 
 
 def conversation_summary(user_id: str, thread_id: str, conversation: dict) -> dict[str, Any]:
@@ -165,6 +188,8 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "updated_at": conversation["updated_at"],
         "messages": visible_history(conversation["messages"], include_tools),
         "blocks": conversation_blocks(conversation),
+        # Per question: answer, SQL, records and chart, so a page restores every turn.
+        "turns": conversation_turns(conversation["messages"]),
     }
     _, scope = request_actor(agent_service_of(current_app), user_id)
     if scope is not None and not scope.show_sql:

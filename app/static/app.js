@@ -1,243 +1,112 @@
-// The progress page: asks the stream endpoint with an EventSource and shows each event as it comes.
-import { addSubagentStep, nestUnderDelegate } from "./subagents.js";
+// The page: a chat thread over data. Each question follows the stream endpoint with an
+// EventSource into its own turn; the URL (?c=) names the conversation, so a reload restores it.
 
-import { apiFetch, ensureApiKey, withKey } from "./api_key.js";
+import { apiFetch, ensureApiKey, storeKey, whoami, withKey } from "./api_key.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
-import { clearChart, drawChart } from "./chart.js";
-import {
-  fetchConversation,
-  fetchConversations,
-  showConversationList,
-  showTurns,
-  showTurnTools,
-  splitTurns,
-} from "./history.js";
-import { t } from "./i18n.js";
-import { csvLink, fillTable, rowsNote } from "./records.js";
-import { hideError, setProgress, setStatus, showError, ui } from "./page_ui.js";
-import { ToolList } from "./tool_items.js";
+import { setUpUpload, showSchema, showStarters } from "./empty_state.js";
+import { hideError, showError } from "./errors.js";
+import { restoreTurns } from "./restore.js";
+import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
+import { redrawGrids } from "./records.js";
+import { ConversationList } from "./sidebar.js";
+import { Turn } from "./turn.js";
 
 const STREAM_URL = "api/v0/ask_react_agent_stream";
-// A run with one query sends about ten progress events (__start__ … __end__); the bar estimates
-// from that and never claims more than PROGRESS_CAP until `completed` arrives.
-const EXPECTED_PROGRESS_EVENTS = 10;
-const PROGRESS_CAP = 95;
+const MAX_QUESTION_CHARS = 2000;
+const NEAR_LIMIT_CHARS = 1800;
 // The browser reconnects by itself and the server resumes from Last-Event-ID; give up after this.
 const MAX_RECONNECTS = 3;
 
-const tools = new ToolList(document.getElementById("tool-list"));
+const byId = (id) => document.getElementById(id);
+const ui = {
+  form: byId("ask-form"),
+  question: byId("question"),
+  userId: byId("user-id"),
+  lang: byId("lang"),
+  submit: byId("submit"),
+  stop: byId("stop"),
+  thread: byId("thread"),
+  empty: byId("empty-state"),
+  counter: byId("counter"),
+  lengthNotice: byId("length-notice"),
+  conversationId: byId("conversation-id"),
+  noConversation: byId("no-conversation"),
+  approveSql: byId("approve-sql"),
+  keyNotice: byId("key-notice"),
+  actingAs: byId("acting-as"),
+};
 
 let conversationId = "";
-let lastQuestion = ""; // shown again above the answer of a resumed run
-let current = null; // the run being followed: {es, settled, ended, reconnects}
+let boundUser = null; // the one user a bound API key acts for (GET /api/v0/whoami)
+let datasetId = null; // an uploaded dataset the next questions are about
+let current = null; // the run being followed: {es, turn, settled, ended, reconnects, runId}
+let lastAsk = null; // {question} of the last question, for Retry
 
-function applyLanguage() {
-  document.documentElement.lang = ui.lang.value;
-  document.title = t("title");
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) {
-    el.placeholder = t(el.dataset.i18nPlaceholder);
-  }
-  for (const el of document.querySelectorAll("[data-i18n-aria-label]")) {
-    el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
-  }
+function askingUser() {
+  return ui.userId.value.trim() || boundUser || "";
 }
+
+const sidebar = new ConversationList({
+  user: () => askingUser() || "guest",
+  active: () => conversationId,
+  open: (threadId) => openConversation(threadId),
+  removed: (threadId) => threadId === conversationId && startNewConversation(),
+});
 
 function setConversation(id) {
   conversationId = id || "";
   ui.conversationId.textContent = conversationId;
   ui.noConversation.hidden = Boolean(conversationId);
+  const url = new URL(window.location.href);
+  url.searchParams.delete("thread_id");
+  if (conversationId) url.searchParams.set("c", conversationId);
+  else url.searchParams.delete("c");
+  window.history.replaceState(null, "", url);
 }
 
 function setRunning(running) {
-  ui.submit.disabled = running;
-  ui.newConversation.disabled = running;
+  ui.submit.disabled = running || ui.question.value.length > MAX_QUESTION_CHARS;
   ui.stop.hidden = !running;
   ui.form.setAttribute("aria-busy", String(running));
 }
 
-function resetRun(question) {
-  hideError();
-  ui.steps.replaceChildren();
-  ui.progressBar.classList.remove("failed", "complete");
-  setProgress(0);
-  setStatus(t("connecting"));
-  ui.progressSection.hidden = false;
-  ui.resultSection.hidden = true;
-  ui.asked.textContent = `${t("asked")}${question}`;
-  ui.asked.dataset.question = question;
-  ui.answer.textContent = "";
-  ui.sql.textContent = "";
-  ui.sqlBlock.hidden = true;
-  ui.recordsBlock.hidden = true;
-  ui.table.tHead.replaceChildren();
-  ui.table.tBodies[0].replaceChildren();
-  ui.recordsNote.textContent = "";
-  ui.recordsCsv.replaceChildren();
-  tools.clear();
-  ui.toolsBlock.hidden = true;
-  clearChart(ui.chartBlock);
+function showThread() {
+  ui.empty.hidden = ui.thread.children.length > 0;
 }
 
-function addStep(data) {
-  const item = document.createElement("li");
-  item.className = "step";
-  item.dataset.testid = "step-item";
-  item.dataset.node = data.node ?? "";
-  const icon = document.createElement("span");
-  icon.className = "step-icon";
-  icon.setAttribute("aria-hidden", "true");
-  icon.textContent = data.icon ?? "";
-  const name = document.createElement("span");
-  name.className = "step-name";
-  name.textContent = data.display_name ?? data.node ?? "";
-  item.append(icon, name);
-  if (data.tool_name) {
-    const tool = document.createElement("code");
-    tool.className = "step-tool";
-    tool.textContent = data.tool_name;
-    item.append(" ", tool);
-  }
-  ui.steps.querySelector("[aria-current]")?.removeAttribute("aria-current");
-  item.setAttribute("aria-current", "step");
-  ui.steps.append(item);
-  nestUnderDelegate(ui.steps, item, data); // sub-agents' steps go under it (subagents.js)
-  const count = ui.steps.children.length;
-  setProgress(Math.min(PROGRESS_CAP, (100 * count) / EXPECTED_PROGRESS_EVENTS));
-  setStatus(t("running", { n: count }));
+function addTurn(question) {
+  const turn = new Turn(question);
+  ui.thread.append(turn.el);
+  showThread();
+  turn.el.scrollIntoView({ block: "start" });
+  return turn;
 }
 
-function showRecords(records) {
-  const columns = Array.isArray(records?.columns) ? records.columns : [];
-  const rows = Array.isArray(records?.rows) ? records.rows : [];
-  if (!columns.length) return;
-  fillTable(ui.table, columns, rows);
-  const total = records.total_row_count ?? rows.length;
-  ui.recordsNote.textContent = rowsNote(rows.length, total, records.is_limited);
-  ui.recordsBlock.hidden = false;
+function updateCounter() {
+  const n = ui.question.value.length;
+  label(ui.counter, "counter", { n, max: MAX_QUESTION_CHARS });
+  const over = n - MAX_QUESTION_CHARS;
+  ui.lengthNotice.hidden = n < NEAR_LIMIT_CHARS;
+  ui.lengthNotice.classList.toggle("over", over > 0);
+  if (over > 0) label(ui.lengthNotice, "overLimit", { max: MAX_QUESTION_CHARS, over });
+  else label(ui.lengthNotice, "nearLimit", { max: MAX_QUESTION_CHARS, left: -over });
+  ui.submit.disabled = Boolean(current) || over > 0;
 }
 
-function showRecordsCsv(threadId, resultId) {
-  ui.recordsCsv.replaceChildren(...(threadId && resultId ? [csvLink(threadId, resultId)] : []));
-}
-
-// Without tool events or `sqls` (an older server), the tool items and the result id of the
-// answer's records are read back from the conversation, whose run_sql results name their ids.
-async function showToolsFromConversation(threadId, showItems) {
-  const conversation = await fetchConversation(threadId, ui.lang.value);
-  const turn = splitTurns(conversation.messages).at(-1);
-  if (!turn) return;
-  if (showItems && turn.tools.length) {
-    showTurnTools(tools, turn.tools, threadId);
-    ui.toolsBlock.hidden = false;
-  }
-  const results = turn.tools.map((entry) => entry.result).filter((r) => r?.result_id);
-  showRecordsCsv(threadId, results.at(-1)?.result_id);
-}
-
-function showResult(data) {
-  ui.answer.textContent = data.response ?? "";
-  if (data.sql) {
-    ui.sql.textContent = data.sql;
-    ui.sqlBlock.hidden = false;
-  }
-  if (data.records) showRecords(data.records);
-  ui.resultSection.hidden = false;
-  ui.progressBar.classList.add("complete");
-  setProgress(100);
-  setStatus(t("done"));
-  if (data.conversation_id) setConversation(data.conversation_id);
-  drawChart(ui.chartBlock, ui.chart, data.chart);
-  const sqls = Array.isArray(data.sqls) ? data.sqls : null;
-  const threadId = data.conversation_id ?? conversationId;
-  if (sqls) {
-    const ok = sqls.filter((entry) => entry.status === "ok" && entry.result_id);
-    showRecordsCsv(threadId, ok.at(-1)?.result_id);
-  }
-  if (threadId && (!sqls || (sqls.length && tools.size === 0))) {
-    showToolsFromConversation(threadId, tools.size === 0).catch(() => {});
-  }
-  refreshHistory();
-}
-
-// Thumb up / down under an answer that ran SQL, stored by qa_feedback/add. Pressing the pressed
-// thumb again undoes the rating; pressing the other one replaces it (the old one is deleted).
-function showFeedback(data, runId) {
-  const words = {
-    "zh-CN": { up: "有帮助", down: "没帮助", thanks: "感谢反馈", undone: "已撤销", failed: "反馈失败：" },
-    "en-US": { up: "Helpful", down: "Not helpful", thanks: "Thanks", undone: "Undone", failed: "Feedback failed: " },
-  };
-  const word = (key) => (words[ui.lang.value] ?? words["zh-CN"])[key];
-  const block = document.getElementById("feedback-block");
-  const status = document.getElementById("feedback-status");
-  const buttons = [...block.querySelectorAll("button[data-thumb]")];
-  const question = ui.asked.dataset.question ?? "";
-  const userId = data.user_id || "guest";
-  let rating = null; // {id, up} of the stored rating, if any
-  block.hidden = !data.sql;
-  status.textContent = "";
-  for (const button of buttons) {
-    button.setAttribute("aria-pressed", "false");
-    button.setAttribute("aria-label", word(button.dataset.thumb));
-    button.onclick = () => rate(button.dataset.thumb === "up");
-  }
-  async function send(url, init) {
-    const response = await apiFetch(url, init);
-    const envelope = await response.json();
-    if (!response.ok) throw new Error(envelope.message || response.statusText);
-    return envelope.data;
-  }
-  async function rate(up) {
-    const previous = rating;
-    rating = null;
-    for (const button of buttons) button.disabled = true;
-    try {
-      if (previous) {
-        const owner = new URLSearchParams({ user_id: userId });
-        await send(`api/v0/qa_feedback/delete/${previous.id}?${owner}`, { method: "DELETE" });
-        for (const button of buttons) button.setAttribute("aria-pressed", "false");
-      }
-      if (previous && previous.up === up) {
-        status.textContent = word("undone");
-        return;
-      }
-      const body = { question, sql: data.sql, is_thumb_up: up, user_id: userId };
-      if (data.conversation_id) body.thread_id = data.conversation_id;
-      if (runId) body.run_id = runId; // the answer rated, not only its conversation
-      const added = await send("api/v0/qa_feedback/add", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      rating = { id: added.feedback_id, up };
-      buttons.find((b) => (b.dataset.thumb === "up") === up).setAttribute("aria-pressed", "true");
-      status.textContent = word("thanks");
-    } catch (error) {
-      status.textContent = `${word("failed")}${error.message}`;
-    } finally {
-      for (const button of buttons) button.disabled = false;
-    }
-  }
-}
-
-function showEnvelopeError(envelope) {
-  const data = envelope.data ?? {};
-  ui.progressBar.classList.add("failed");
-  setStatus(t("failed"));
-  showError(envelope.message || data.error || t("unknownError"), {
-    errorType: data.error_type ?? "",
-    detail: data.error ?? "",
-    canRetry: Boolean(data.can_retry),
-  });
-}
-
-function finishRun(run, status) {
+function finishRun(run, state) {
   run.es.close(); // after `end` this keeps the browser from reconnecting
-  if (status) setStatus(status);
+  if (state) run.turn.progress?.finish(state);
   if (current === run) {
     current = null;
     setRunning(false);
+    updateCounter();
   }
+}
+
+function failRun(run, envelope) {
+  run.settled = true;
+  run.turn.progress?.finish("failed");
+  showError(envelope, () => retry(run));
 }
 
 function onStreamMessage(run, event) {
@@ -247,51 +116,45 @@ function onStreamMessage(run, event) {
   try {
     envelope = JSON.parse(event.data);
   } catch {
-    showError(t("badEvent", { data: String(event.data).slice(0, 200) }));
+    failRun(run, { message: t("badEvent") });
     return;
   }
   const data = envelope?.data ?? {};
   // Kept for the stop button: the run id is the part of the event id before ':'.
   if (event.lastEventId) run.runId = event.lastEventId.split(":")[0];
-  if (data.type === "started") run.userId = data.user_id ?? "";
   if (data.type === "error" || envelope?.success === false) {
-    run.settled = true;
-    showEnvelopeError(envelope);
+    failRun(run, envelope);
     return;
   }
+  const turn = run.turn;
   switch (data.type) {
     case "started":
-      setStatus(t("running", { n: 0 }));
+      run.userId = data.user_id ?? "";
+      // The conversation is known from here on: a stopped first question stays in it.
+      if (data.thread_id && data.thread_id !== conversationId) setConversation(data.thread_id);
+      turn.progress.enter("understand");
       break;
     case "progress":
-      if (data.subagent) addSubagentStep(ui.steps, data);
-      else addStep(data);
+      turn.progress.onProgress(data);
       break;
     case "tool_call":
-      tools.addCall(data);
-      ui.toolsBlock.hidden = false;
-      ui.resultSection.hidden = false; // the work shows while the answer is still coming
+      turn.addToolCall(data);
       break;
     case "tool_result":
-      tools.addResult(data, data.thread_id ?? conversationId);
-      ui.toolsBlock.hidden = false;
-      ui.resultSection.hidden = false;
+      turn.addToolResult(data, data.thread_id ?? conversationId);
       break;
     case "token":
-      if (data.subagent) break; // a sub-agent's text is not the answer
-      ui.resultSection.hidden = false;
-      ui.answer.textContent += data.content ?? "";
+      if (!data.subagent) turn.addToken(data.content ?? ""); // a sub-agent's text is not the answer
       break;
     case "completed":
       run.settled = true;
-      showResult(data);
-      showFeedback(data, run.runId);
+      completeTurn(run, data);
       break;
     case "interrupt": // the run waits for a person to approve its SQL
       run.settled = true;
       setConversation(data.thread_id);
-      setStatus(data.message ?? "");
-      showApproval(data, { lang: ui.lang.value, decide: resumeRun });
+      turn.progress.waiting();
+      showApproval(data, { decide: (resume) => resumeRun(turn, resume) });
       break;
     case "end":
       run.ended = true;
@@ -300,6 +163,14 @@ function onStreamMessage(run, event) {
     default:
       break; // a newer server may send types this page does not know; they are not errors
   }
+}
+
+function completeTurn(run, data) {
+  if (data.conversation_id) setConversation(data.conversation_id);
+  const ok = (data.sqls ?? []).filter((entry) => entry.status === "ok" && entry.result_id);
+  const threadId = data.conversation_id ?? conversationId;
+  run.turn.showResult(data, { threadId, resultId: ok.at(-1)?.result_id, runId: run.runId });
+  sidebar.refresh();
 }
 
 function onStreamError(run) {
@@ -311,145 +182,195 @@ function onStreamError(run) {
   }
   run.reconnects += 1;
   if (run.es.readyState === EventSource.CONNECTING && run.reconnects <= MAX_RECONNECTS) {
-    setStatus(t("reconnecting"));
+    run.turn.progress.say("reconnecting");
     return;
   }
-  ui.progressBar.classList.add("failed");
-  showError(t("connectionLost"));
-  finishRun(run, t("failed"));
+  showError({ message: t("connectionLost") }, () => retry(run));
+  finishRun(run, "failed");
 }
 
-async function ask(event) {
-  event.preventDefault();
-  if (current) return;
-  let key = "";
-  try {
-    key = await ensureApiKey(() => window.prompt(t("apiKeyPrompt")));
-  } catch (error) {
-    showError(String(error));
-    return;
-  }
-  if (key === null) {
-    showError(t("apiKeyRequired"));
-    return;
-  }
-  const question = ui.question.value.trim();
-  if (!question) {
-    showError(t("questionRequired"));
-    ui.question.focus();
-    return;
-  }
-  const userId = ui.userId.value.trim();
-  // A conversation belongs to one user; another user id starts a new conversation.
-  if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
-  const params = new URLSearchParams({ question, lang: ui.lang.value, stream_tools: "true" });
-  if (userId) params.set("user_id", userId);
-  if (conversationId) params.set("thread_id", conversationId);
-  if (ui.approveSql.checked) params.set("approve_sql", "true");
-  followStream(params, question);
-}
-
-function resumeRun(resume) {
-  const params = new URLSearchParams({ thread_id: conversationId, lang: ui.lang.value });
-  params.set("resume", JSON.stringify(resume));
-  followStream(params, lastQuestion);
-}
-
-function followStream(params, question) {
-  lastQuestion = question;
+function followStream(params, turn) {
   hideApproval();
-  resetRun(question);
-  const run = { es: null, settled: false, ended: false, reconnects: 0 };
-  try {
-    run.es = new EventSource(withKey(`${STREAM_URL}?${params}`));
-  } catch (error) {
-    showError(String(error));
-    return;
-  }
+  hideError();
+  turn.startProgress();
+  const run = { es: null, turn, settled: false, ended: false, reconnects: 0 };
+  run.es = new EventSource(withKey(`${STREAM_URL}?${params}`));
   current = run;
   run.es.onmessage = (message) => onStreamMessage(run, message);
   run.es.onerror = () => onStreamError(run);
   setRunning(true);
 }
 
+async function ask(question, turn = null) {
+  if (current) return;
+  const who = await ensureApiKey(() => window.prompt(t("apiKeyPrompt")));
+  if (who === null) {
+    ui.keyNotice.hidden = false;
+    return;
+  }
+  setBoundUser(who.userId);
+  const userId = askingUser();
+  // A conversation belongs to one user; another user id starts a new conversation.
+  if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
+  const params = new URLSearchParams({
+    question,
+    lang: currentLang(),
+    stream_tools: "true",
+    stream_tokens: "true",
+  });
+  if (userId) params.set("user_id", userId);
+  if (conversationId) params.set("thread_id", conversationId);
+  if (ui.approveSql.checked) params.set("approve_sql", "true");
+  if (datasetId) params.set("dataset_id", datasetId);
+  lastAsk = { question };
+  followStream(params, turn ?? addTurn(question));
+}
+
+function submitQuestion(event) {
+  event?.preventDefault();
+  const question = ui.question.value.trim();
+  if (!question) {
+    showError({ message: t("questionRequired") });
+    ui.question.focus();
+    return;
+  }
+  if (question.length > MAX_QUESTION_CHARS) return; // the notice says why; nothing is cut
+  ui.question.value = "";
+  updateCounter();
+  ask(question);
+}
+
+function retry(run) {
+  if (current || !lastAsk) return;
+  run.turn.el.remove();
+  ask(lastAsk.question);
+}
+
+function resumeRun(turn, resume) {
+  const params = new URLSearchParams({ thread_id: conversationId, lang: currentLang() });
+  params.set("resume", JSON.stringify(resume));
+  params.set("stream_tools", "true");
+  params.set("stream_tokens", "true");
+  followStream(params, turn);
+}
+
 function stop() {
   if (!current) return;
   const { runId, userId } = current;
-  finishRun(current, t("stopped"));
+  finishRun(current, "stopped");
   // Stops the run at once on whichever worker runs it, instead of after the resume grace.
-  if (runId && userId) {
-    fetch(`/api/v0/react/runs/${encodeURIComponent(runId)}/cancel`, {
+  if (runId) {
+    apiFetch(`api/v0/react/runs/${encodeURIComponent(runId)}/cancel`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ user_id: userId }),
+      body: JSON.stringify(userId ? { user_id: userId } : {}),
     }).catch(() => {}); // the stream is closed either way; the grace then ends the run
   }
 }
 
-function startNewConversation() {
-  setConversation("");
+function clearThread() {
   hideApproval();
   hideError();
-  ui.progressSection.hidden = true;
-  ui.resultSection.hidden = true;
-  ui.turnsSection.hidden = true;
+  ui.thread.replaceChildren();
+  showThread();
+}
+
+function startNewConversation() {
+  if (current) return;
+  setConversation("");
+  clearThread();
+  document.body.classList.remove("drawer-open");
   ui.question.focus();
-  refreshHistory();
-}
-
-function historyUser() {
-  return ui.userId.value.trim() || "guest";
-}
-
-async function refreshHistory() {
-  try {
-    const conversations = await fetchConversations(historyUser(), ui.lang.value);
-    showConversationList(ui.historyList, conversations, conversationId, openConversation);
-    ui.historyNote.hidden = true;
-  } catch (error) {
-    ui.historyNote.textContent = t("historyFailed", { message: error.message });
-    ui.historyNote.hidden = false;
-  }
+  sidebar.refresh();
 }
 
 async function openConversation(threadId) {
   if (current) return;
-  hideError();
+  clearThread();
+  document.body.classList.remove("drawer-open");
   try {
-    const conversation = await fetchConversation(threadId, ui.lang.value);
+    const turns = await restoreTurns(threadId, currentLang());
     setConversation(threadId);
-    ui.progressSection.hidden = true;
-    ui.resultSection.hidden = true;
-    showTurns(ui.turns, splitTurns(conversation.messages), threadId);
-    ui.turnsSection.hidden = false;
-    refreshHistory();
+    for (const turn of turns) ui.thread.append(turn.el);
+    showThread();
+    turns.at(-1)?.el.scrollIntoView({ block: "start" });
+    // A conversation waiting for SQL approval shows its card, however it was opened.
+    const approval = await pendingApproval(threadId, currentLang());
+    if (approval) {
+      const turn = turns.at(-1) ?? addTurn("");
+      turn.startProgress().waiting();
+      showApproval(approval, { decide: (resume) => resumeRun(turn, resume) });
+    }
+    sidebar.refresh();
   } catch (error) {
-    showError(error.message);
+    showError({ message: error.message });
   }
 }
 
-ui.form.addEventListener("submit", ask);
+function setBoundUser(userId) {
+  boundUser = userId;
+  ui.actingAs.hidden = !boundUser;
+  if (boundUser) label(ui.actingAs, "actingAs", { user: boundUser });
+}
+
+async function enterKey() {
+  const entered = (window.prompt(t("apiKeyPrompt")) || "").trim();
+  if (!entered) return;
+  storeKey(entered);
+  await start();
+}
+
+function forgetKey() {
+  storeKey("");
+  setBoundUser(null);
+  showError({ message: t("apiKeyForgotten") });
+  start();
+}
+
+function changeLanguage() {
+  rememberLang(ui.lang.value);
+  applyLanguage();
+  redrawGrids();
+  sidebar.refresh();
+}
+
+// Asks who the key acts for before anything else, so a missing key is asked for, not reported.
+async function start() {
+  const who = await whoami().catch(() => ({ ok: true, userId: null }));
+  ui.keyNotice.hidden = who.ok;
+  if (!who.ok) return;
+  setBoundUser(who.userId);
+  sidebar.refresh();
+  showStarters(byId("starters"), (question) => ask(question));
+  showSchema(byId("schema-section"), byId("schema-list"));
+  if (conversationId && !ui.thread.children.length) openConversation(conversationId);
+}
+
+ui.form.addEventListener("submit", submitQuestion);
 ui.stop.addEventListener("click", stop);
-ui.newConversation.addEventListener("click", startNewConversation);
-ui.lang.addEventListener("change", applyLanguage);
+byId("new-conversation").addEventListener("click", startNewConversation);
+ui.lang.addEventListener("change", changeLanguage);
+ui.question.addEventListener("input", updateCounter);
 ui.question.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) ui.form.requestSubmit();
 });
 ui.userId.addEventListener("change", () => {
-  const userId = ui.userId.value.trim();
-  if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
-  refreshHistory();
+  const userId = askingUser();
+  if (conversationId && userId && conversationId.split(":")[0] !== userId) startNewConversation();
+  sidebar.refresh();
 });
-ui.historyRefresh.addEventListener("click", refreshHistory);
+byId("enter-key").addEventListener("click", enterKey);
+byId("change-key").addEventListener("click", enterKey);
+byId("forget-key").addEventListener("click", forgetKey);
+byId("open-drawer").addEventListener("click", () => document.body.classList.add("drawer-open"));
+byId("close-drawer").addEventListener("click", () => document.body.classList.remove("drawer-open"));
+setUpUpload(byId("upload"), byId("upload-file"), byId("upload-note"), (dataset) => {
+  datasetId = dataset.dataset_id;
+});
 
+ui.lang.value = initialLang();
 applyLanguage();
-setConversation("");
-refreshHistory();
-// Reopening a conversation (?thread_id=…) that waits for approval shows its card again.
-const reopened = new URLSearchParams(window.location.search).get("thread_id");
-if (reopened) {
-  setConversation(reopened);
-  pendingApproval(reopened, ui.lang.value).then((approval) => {
-    if (approval) showApproval(approval, { lang: ui.lang.value, decide: resumeRun });
-  });
-}
+updateCounter();
+const opened = new URLSearchParams(window.location.search);
+setConversation(opened.get("c") || opened.get("thread_id") || ""); // ?thread_id= still works
+start();

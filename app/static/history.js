@@ -1,8 +1,7 @@
 // Earlier conversations: the sidebar list, and a conversation's turns read back from the service.
 
 import { apiFetch } from "./api_key.js";
-import { t } from "./i18n.js";
-import { ToolList } from "./tool_items.js";
+import { label, t } from "./i18n.js";
 
 const LIST_URL = (userId) => `api/v0/react/users/${encodeURIComponent(userId)}/conversations`;
 const DETAIL_URL = (threadId) => `api/v0/react/conversations/${encodeURIComponent(threadId)}`;
@@ -19,8 +18,10 @@ async function getData(url, params) {
 }
 
 /** Return a user's conversations, newest first. */
-export async function fetchConversations(userId, lang) {
-  const data = await getData(LIST_URL(userId), { limit: "50", lang });
+export async function fetchConversations(userId, lang, search = "") {
+  const params = { limit: "50", lang };
+  if (search) params.q = search;
+  const data = await getData(LIST_URL(userId), params);
   return data.conversations ?? [];
 }
 
@@ -38,6 +39,8 @@ function toolResultFromMessage(message) {
   const failed = message.status === "error" || content.startsWith("Error:");
   const result = { tool_name: message.tool_name, status: refused ? "refused" : "ok" };
   if (failed && !refused) result.status = "error";
+  // The service's own words for a query a person rejected at approval (approval/node.py).
+  if (failed && content.includes("rejected this query")) result.rejected = true;
   if (result.status !== "ok") result.error = content.replace(/^Error:\s*/, "");
   const idLine = lines[0].match(/^result_id: (\S+)$/);
   if (idLine) result.result_id = idLine[1];
@@ -88,52 +91,49 @@ export function splitTurns(messages) {
   return turns;
 }
 
-/** Fill `list` (ToolList) with a turn's tool calls and their results. */
-export function showTurnTools(list, tools, threadId) {
-  tools.forEach((entry, index) => {
-    const id = `turn-tool-${index}`;
-    list.addCall({ tool_call_id: id, ...entry.call });
-    if (entry.result) list.addResult({ tool_call_id: id, ...entry.result }, threadId);
+/** Rename a conversation (an empty title goes back to its first question). */
+export async function renameConversation(threadId, title) {
+  const response = await apiFetch(DETAIL_URL(threadId), {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ title }),
   });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
-/** Show earlier turns of a conversation in `container`. */
-export function showTurns(container, turns, threadId) {
-  container.replaceChildren(
-    ...turns.map((turn) => {
-      const item = document.createElement("article");
-      item.className = "turn";
-      item.dataset.testid = "turn";
-      const question = document.createElement("p");
-      question.className = "turn-question";
-      question.dataset.testid = "turn-question";
-      question.textContent = turn.question;
-      const tools = document.createElement("div");
-      tools.className = "tool-list";
-      showTurnTools(new ToolList(tools), turn.tools, threadId);
-      const answer = document.createElement("div");
-      answer.className = "answer";
-      answer.dataset.testid = "turn-answer";
-      answer.textContent = turn.answer;
-      item.append(question, tools, answer);
-      return item;
-    }),
-  );
-  container.hidden = turns.length === 0;
+/** Delete a conversation. */
+export async function deleteConversation(threadId) {
+  const response = await apiFetch(DETAIL_URL(threadId), { method: "DELETE" });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
-/** Show the conversations in the sidebar; clicking one calls `open(threadId)`. */
-export function showConversationList(list, conversations, activeId, open) {
+function smallButton(key, testId, onClick) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "small icon";
+  button.dataset.testid = testId;
+  button.dataset.i18nAriaLabel = key;
+  button.dataset.i18nTitle = key;
+  button.setAttribute("aria-label", t(key));
+  button.title = t(key);
+  button.textContent = key === "rename" ? "✎" : "🗑";
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+/** Show the conversations in the list; a pick calls `actions.open(threadId)`. */
+export function showConversationList(list, conversations, activeId, actions) {
   if (!conversations.length) {
     const empty = document.createElement("li");
     empty.className = "note";
-    empty.textContent = t("noHistory");
+    label(empty, "noHistory");
     list.replaceChildren(empty);
     return;
   }
   list.replaceChildren(
     ...conversations.map((conversation) => {
       const item = document.createElement("li");
+      item.className = "conversation-row";
       const button = document.createElement("button");
       button.type = "button";
       button.className = "conversation-item";
@@ -147,8 +147,14 @@ export function showConversationList(list, conversations, activeId, open) {
       when.className = "note";
       when.textContent = (conversation.updated_at ?? "").replace("T", " ").slice(0, 16);
       button.append(title, when);
-      button.addEventListener("click", () => open(conversation.thread_id));
-      item.append(button);
+      button.addEventListener("click", () => actions.open(conversation.thread_id));
+      const rename = smallButton("rename", "rename-conversation", () =>
+        actions.rename(conversation.thread_id, conversation.title),
+      );
+      const remove = smallButton("delete", "delete-conversation", () =>
+        actions.remove(conversation.thread_id),
+      );
+      item.append(button, rename, remove);
       return item;
     }),
   );

@@ -1,8 +1,8 @@
 // A run's tool calls as collapsible items: the SQL, the outcome, a preview table, a CSV link.
 
-import { t } from "./i18n.js";
-import { csvLink, newTable, rowsNote } from "./records.js";
-import { formatSql } from "./sql_format.js";
+import { hasText, label, t } from "./i18n.js";
+import { csvLink, newTable } from "./records.js";
+import { sqlBlock } from "./sql_format.js";
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -34,15 +34,18 @@ export class ToolList {
     item.dataset.tool = call.tool_name ?? "";
     item.dataset.status = "pending";
     const summary = element("summary");
-    const status = element("span", "tool-status", t("toolPending"));
+    const status = label(element("span", "tool-status"), "toolPending");
     status.dataset.testid = "tool-status";
-    summary.append(element("code", "tool-name", call.tool_name ?? ""), " ", status);
+    const name = element("span", "tool-name");
+    const key = `tool_${call.tool_name}`;
+    if (hasText(key)) label(name, key);
+    else name.textContent = call.tool_name ?? "";
+    name.title = call.tool_name ?? "";
+    summary.append(name, " ", status);
     const body = element("div", "tool-body");
     const sql = call.sql ?? call.args?.sql;
     if (sql) {
-      const pre = element("pre", "sql", formatSql(sql));
-      pre.dataset.testid = "tool-sql";
-      body.append(pre);
+      body.append(sqlBlock(sql, "tool-sql"));
     } else if (call.args && Object.keys(call.args).length) {
       body.append(element("pre", "tool-args", JSON.stringify(call.args)));
     }
@@ -58,27 +61,34 @@ export class ToolList {
   addResult(result, threadId) {
     const id = result.tool_call_id ?? `item-${this.items.size}`;
     const entry = this.items.get(id) ?? this.addCall({ tool_call_id: id, ...result });
-    const outcome = result.status ?? "ok";
+    const outcome = result.rejected ? "rejected" : result.status ?? "ok";
     entry.item.dataset.status = outcome;
     entry.item.classList.remove("pending");
     entry.item.classList.add(outcome);
-    let text = t("toolOk", { rows: result.row_count ?? 0 });
-    if (outcome === "refused") text = t("toolRefused");
-    else if (outcome !== "ok") text = t("toolError");
-    else if (result.row_count === undefined || result.row_count === null) text = "OK";
-    if (result.duration_ms !== undefined) text += ` · ${t("toolMs", { ms: result.duration_ms })}`;
-    entry.status.textContent = text;
-    if (result.error) entry.body.append(element("p", "tool-error", result.error));
+    let key = "toolOk";
+    if (outcome === "refused") key = "toolRefused";
+    else if (outcome === "rejected") key = "toolRejected";
+    else if (outcome !== "ok") key = "toolError";
+    else if (result.row_count === undefined || result.row_count === null) key = "done";
+    label(entry.status, key, { rows: result.row_count ?? 0 });
+    if (result.duration_ms !== undefined) entry.status.title = t("toolMs", { ms: result.duration_ms });
+    // A rejection's text was written for the model; the person knows they said no.
+    if (result.error && outcome !== "rejected") {
+      entry.body.append(element("p", "tool-error", result.error_message || result.error));
+    }
     const columns = Array.isArray(result.columns) ? result.columns : [];
     const rows = Array.isArray(result.rows) ? result.rows : [];
     if (columns.length) {
       entry.body.append(newTable(columns, rows, "tool-preview"));
       const total = result.row_count ?? rows.length;
-      entry.body.append(element("p", "note", rowsNote(rows.length, total, rows.length < total)));
+      const limited = rows.length < total;
+      const note = element("p", "note");
+      label(note, limited ? "rowsLimited" : "rowsAll", { shown: rows.length, total });
+      entry.body.append(note);
     }
     if (outcome === "ok" && result.result_id && threadId) {
       entry.body.append(csvLink(threadId, result.result_id));
     }
-    if (outcome !== "ok") entry.item.open = true;
+    if (outcome !== "ok" && outcome !== "rejected") entry.item.open = true;
   }
 }

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
+from app.asking.guard_reasons import guard_reason_for_people
 from app.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
@@ -135,8 +136,12 @@ def tool_envelope(event: ToolCalled | ToolReturned, ctx: StreamContext) -> dict[
         }
         if event.error is not None:
             data["error"] = event.error
+            if event.status == "refused":  # the guard's reason in the person's language
+                data["error_message"] = guard_reason_for_people(event.error, ctx.lang)
         if event.example_ids is not None:
             data.update(example_ids=event.example_ids, example_count=len(event.example_ids))
+        if event.rejected:
+            data["rejected"] = True  # a person said no at approval: not a failure
         key = "STREAM_TOOL_RESULT"
     if event.tool_name == SEARCH_EXAMPLES:
         data["auto"] = event.auto  # true: the service searched before the model's first call

@@ -83,7 +83,7 @@ async def read_conversation(graph: CompiledStateGraph, thread_id: str) -> dict[s
     answers = [m for m in messages if isinstance(m, AIMessage) and message_text(m)]
     return {
         "messages": messages,
-        "title": _shorten(first_question, TITLE_CHARS),
+        "title": snapshot.values.get("custom_title") or _shorten(first_question, TITLE_CHARS),
         "last_message": _shorten(
             message_text(answers[-1] if answers else messages[-1]), PREVIEW_CHARS
         ),

@@ -69,6 +69,9 @@ class AgentState(TypedDict, total=False):
     history_blocks: Annotated[list[dict[str, Any]], append_blocks]
     """One block per finished turn (see react_agent.history.blocks), kept across questions."""
 
+    custom_title: str | None
+    """The conversation's title as a person renamed it (None: its first question)."""
+
 
 def new_question_state() -> dict[str, Any]:
     """Return the per-question fields as they are when a question starts."""

@@ -58,6 +58,8 @@ class ToolReturned:
     """The service ran the tool itself, before the model's first call (the memory's search)."""
     example_ids: list[str] | None = None
     """Ids of the stored examples and notes a memory search found (its `examples_used`)."""
+    rejected: bool = False
+    """A person rejected the query at approval (its status stays error for older clients)."""
 
 
 ToolEvent = ToolCalled | ToolReturned
@@ -146,6 +148,7 @@ class ToolEventTracker:
             step=step,
             timestamp=now_timestamp(),
             example_ids=list(example_ids) if isinstance(example_ids, list) else None,
+            rejected=artifact.get("outcome") == "rejected",
         )
 
 

@@ -50,6 +50,15 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     ("POST", "/v1/chat/completions"): lambda user: {
         "json": {"messages": [{"role": "user", "content": "q"}], "user": user}
     },
+    ("PATCH", "/api/v0/react/conversations/{thread_id}"): lambda user: {
+        "path": f"/api/v0/react/conversations/{user}:20250101000000000",
+        "json": {"title": "t"},
+    },
+    ("DELETE", "/api/v0/react/conversations/{thread_id}"): lambda user: {
+        "path": f"/api/v0/react/conversations/{user}:20250101000000000",
+        "params": {"user_id": user},
+    },
+    ("GET", "/api/v0/whoami"): None,
     ("GET", "/v1/models"): None,
     ("GET", "/health"): None,
     ("GET", "/ready"): None,

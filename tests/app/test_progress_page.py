@@ -140,7 +140,7 @@ class ProgressPage:
 
 async def open_progress_page(browser: Browser, base_url: str) -> ProgressPage:
     """Open the page served at `base_url` in a new tab that records its stream requests."""
-    context = await browser.new_context(viewport={"width": 1000, "height": 900})
+    context = await browser.new_context(viewport={"width": 1000, "height": 900}, locale="zh-CN")
     page = await context.new_page()
     await page.add_init_script(TRACK_EVENT_SOURCES)
     progress_page = ProgressPage(page)
@@ -202,10 +202,10 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
             page = await open_progress_page(browser, service.base_url)
             await page.ask(QUESTION)
 
-            # The first model call is held: only the steps before it can be on the page.
+            # The first model call is held: the page is understanding the question.
             await wait_for(model.entered[0])
-            await expect(page.steps).to_have_count(2)
-            await expect(page.steps).to_have_text(["🚀开始", "📝准备中"])
+            await expect(page.steps).to_have_text(["理解问题", "查询数据", "组织回答"])
+            await expect(page.steps.nth(0)).to_have_attribute("data-state", "active")
             await expect(page.hook("answer")).to_be_empty()
             early_progress = await page.progress_value()
             assert 0 < early_progress < 100
@@ -213,12 +213,12 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
             # The query ran and the second model call is held: the answer is not here yet.
             model.gates[0].set()
             await wait_for(model.entered[1])
-            await expect(page.steps).to_have_count(6)
-            await expect(page.steps.nth(2)).to_have_text("🤖AI思考中")
-            await expect(page.steps.filter(has_text="执行查询")).to_contain_text("⚙️")
-            await expect(page.steps.filter(has_text="执行查询")).to_contain_text("run_sql")
+            await expect(page.steps.nth(0)).to_have_attribute("data-state", "done")
+            await expect(page.steps.nth(1)).to_have_attribute("data-state", "active")
+            await expect(page.hook("tool-item")).to_have_attribute("data-status", "ok")
+            await expect(page.hook("tool-item")).to_contain_text("执行查询")
             await expect(page.hook("answer")).to_be_empty()
-            await expect(page.hook("results-table").locator("tbody tr")).to_have_count(0)
+            await expect(page.hook("results-table")).to_have_count(0)
             mid_progress = await page.progress_value()
             assert early_progress < mid_progress < 100
 
@@ -227,14 +227,15 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
         finally:
             release_all(model)
 
-        await expect(page.steps).to_contain_text(["开始", "准备中", "AI思考中", "执行查询", "完成"])
-        await expect(page.steps.last).to_have_text("✅完成")
+        for step in range(3):
+            await expect(page.steps.nth(step)).to_have_attribute("data-state", "done")
+        await expect(page.hook("status")).to_have_text("已完成")
         await expect(page.hook("progress-bar")).to_have_attribute("aria-valuenow", "100")
-        await expect(page.hook("sql")).to_have_text(STORES_BY_REGION_SQL)
+        await expect(page.hook("sql")).to_contain_text("GROUP BY")
         table = page.hook("results-table")
-        await expect(table.locator("thead th")).to_have_text(["地区", "门店数"])
-        await expect(table.locator("tbody tr")).to_have_count(7)
-        await expect(table.locator("tbody tr").first).to_have_text(re.compile(r"^\D+\d+$"))
+        await expect(table.locator(".tabulator-col-title")).to_have_text(["地区", "门店数"])
+        await expect(table.locator(".tabulator-row")).to_have_count(7)
+        await expect(table.locator(".tabulator-row").first).to_have_text(re.compile(r"^\D+\d+$"))
         await expect(page.hook("records-note")).to_have_text("共 7 行")
         await expect(page.hook("error-box")).to_be_hidden()
         await expect(page.hook("conversation-id")).to_have_text(re.compile(r"^guest:\d{17}$"))
@@ -244,6 +245,7 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
             "question": QUESTION,
             "lang": "zh-CN",
             "stream_tools": "true",
+            "stream_tokens": "true",
         }
         assert page.page_errors == []
         await page.page.screenshot(path=str(SCREENSHOT), full_page=True, animations="disabled")
@@ -264,7 +266,7 @@ async def test_page_shows_the_error_event_in_the_error_box(
         await page.assert_streams_closed()
 
     await expect(page.hook("answer")).to_be_empty()
-    await expect(page.steps).to_have_count(0)
+    await expect(page.hook("status")).to_have_text("出错了")
     # The error names a thread that never ran; the page must not continue it.
     await expect(page.hook("conversation-id")).to_be_empty()
     assert len(page.stream_urls) == 1
@@ -321,12 +323,14 @@ async def test_follow_up_question_continues_the_conversation_until_a_new_one_is_
         await page.assert_streams_closed()
 
         await page.ask("其中哪个地区最多？")
-        await expect(page.hook("answer")).to_have_text("华东地区有 8 家门店。")
+        await expect(page.hook("answer").last).to_have_text("华东地区有 8 家门店。")
+        await expect(page.hook("turn")).to_have_count(2)
         await expect(conversation).to_have_text(first_thread or "")
         await page.assert_streams_closed()
 
         await page.hook("new-conversation").click()
         await expect(conversation).to_be_empty()
+        await expect(page.hook("turn")).to_have_count(0)
         await page.ask("一共有多少家门店？")
         await expect(page.hook("answer")).to_have_text("华东地区有 8 家门店。")
         await expect(conversation).to_have_text(re.compile(r"^wang1:\d{17}$"))
@@ -371,4 +375,5 @@ async def test_stop_button_cancels_the_run_on_the_server_at_once(
         assert cancels == [f"{service.base_url}/api/v0/react/runs/{run.run_id}/cancel"]
         await page.assert_streams_closed()
         await expect(page.hook("answer")).to_be_empty()
+        await expect(page.hook("status")).to_have_text("已停止")
         assert page.page_errors == []

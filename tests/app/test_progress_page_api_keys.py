@@ -35,7 +35,7 @@ async def test_page_asks_for_the_key_once_keeps_it_and_streams_with_it(
         await page.ask("第一个问题", user_id="alice")
         await expect(page.hook("answer")).to_have_text("第一个回答")
         await page.ask("第二个问题")
-        await expect(page.hook("answer")).to_have_text("第二个回答")
+        await expect(page.hook("answer").last).to_have_text("第二个回答")
         stored = await page.page.evaluate("localStorage.getItem('sqlAgentApiKey')")
 
     # A wrong key is asked again; the right one is kept and not asked for the second time.

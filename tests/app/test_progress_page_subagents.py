@@ -28,7 +28,7 @@ except ImportError:  # the browser fixture skips
     Browser = object
 
 
-async def test_page_lists_each_sub_agents_steps_under_the_delegate_step(
+async def test_page_lists_each_sub_agent_by_its_task_with_where_it_is(
     fast_settings: Settings,  # noqa: F811
     browser: Browser,  # noqa: F811
 ) -> None:
@@ -41,21 +41,20 @@ async def test_page_lists_each_sub_agents_steps_under_the_delegate_step(
             await page.ask(QUESTION)
             await asyncio.wait_for(sales.entered[0].wait(), WAIT_SECONDS)
             agents = page.hook("subagent")
-            # While the first sub-agent is held, the second one's steps show under its name.
+            # While the first sub-agent is held, the second one finishes, each under its task.
             top_agent = agents.filter(has_text="top products")
-            await expect(top_agent.get_by_test_id("subagent-step").last).to_have_attribute(
-                "data-node", "format_final_response"
-            )
+            await expect(top_agent).to_have_attribute("data-node", "format_final_response")
             await expect(agents).to_have_count(2)
             sales_agent = agents.filter(has_text="sales by year")
-            await expect(sales_agent.get_by_test_id("subagent-step")).to_have_count(1)
+            await expect(sales_agent).to_contain_text("子任务")
+            await expect(sales_agent).not_to_have_attribute("data-node", "format_final_response")
+            await expect(page.steps.nth(1)).to_have_attribute("data-state", "active")
             sales.gates[0].set()
             await expect(page.hook("answer")).to_have_text("两部分都答完了")
         finally:
             sales.gates[0].set()
-        delegate_step = page.steps.and_(page.page.locator('[data-node="tools"]'))
-        await expect(delegate_step).to_have_count(1)
-        await expect(delegate_step.get_by_test_id("subagent")).to_have_count(2)
-        nodes = await page.steps.evaluate_all("items => items.map(i => i.dataset.node)")
-        assert nodes.count("tools") == 1 and nodes[-1] == "__end__"
+        await expect(page.hook("subagent")).to_have_count(2)
+        await expect(page.hook("tool-item").first).to_contain_text("分成子任务")
+        for step in range(3):
+            await expect(page.steps.nth(step)).to_have_attribute("data-state", "done")
         assert page.page_errors == []

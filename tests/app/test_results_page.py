@@ -44,7 +44,7 @@ PAINTED_PIXELS = """
 
 async def open_offline(browser: Browser, url: str) -> tuple[progress.ProgressPage, list[str]]:
     """Open `url` in a tab that can reach 127.0.0.1 only; return it and the blocked URLs."""
-    context = await browser.new_context(viewport={"width": 1200, "height": 1000})
+    context = await browser.new_context(viewport={"width": 1200, "height": 1000}, locale="zh-CN")
     page = await context.new_page()
     blocked: list[str] = []
 
@@ -103,11 +103,12 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         item = page.hook("tool-item")
         await expect(item).to_have_count(1)
         await expect(item).to_have_attribute("data-status", "ok")
-        await expect(item.get_by_test_id("tool-sql")).to_contain_text("\nFROM stores")
+        laid_out = re.compile(r"\nFROM\s+stores")
+        await expect(item.get_by_test_id("tool-sql")).to_contain_text(laid_out)
         await expect(item.get_by_test_id("tool-preview").locator("tbody tr")).to_have_count(7)
 
         # The CSV of the answer's records holds the query's rows, BOM first.
-        link = page.page.locator("#records-csv").get_by_test_id("csv-download")
+        link = page.hook("turn").locator(".records-bar").get_by_test_id("csv-download")
         content, name = await downloaded_csv(page.page, link)
         assert content.startswith("\ufeff".encode())
         header, *rows = list(csv.reader(io.StringIO(content.decode("utf-8-sig"))))
@@ -117,7 +118,7 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         # A second conversation; then the sidebar reopens the first one.
         await page.hook("new-conversation").click()
         await page.ask("一共有多少家门店？")
-        await expect(page.hook("answer")).to_have_text("好的。")
+        await expect(page.hook("answer").last).to_have_text("好的。")
         conversations = page.hook("conversation-item")
         await expect(conversations).to_have_count(2)
         await expect(conversations.nth(1)).to_contain_text(QUESTION[:10])
@@ -127,15 +128,20 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         turn = page.hook("turn")
         await expect(turn).to_have_count(1)
         await expect(turn.get_by_test_id("turn-question")).to_have_text(QUESTION)
-        await expect(turn.get_by_test_id("turn-answer")).to_have_text(STORES_ANSWER)
+        await expect(turn.get_by_test_id("answer")).to_have_text(STORES_ANSWER)
+        await expect(turn.locator(".tabulator-row")).to_have_count(7)  # the table comes back
+        await expect(turn.get_by_test_id("sql")).to_contain_text("FROM")
         await expect(turn.get_by_test_id("tool-item")).to_have_attribute("data-status", "ok")
+        await turn.locator(".turn-work > summary").click()  # unfold the steps taken
         await turn.get_by_test_id("tool-item").locator("summary").click()  # unfold it
-        reopened_csv, _ = await downloaded_csv(page.page, turn.get_by_test_id("csv-download"))
+        reopened_csv, _ = await downloaded_csv(
+            page.page, turn.get_by_test_id("tool-item").get_by_test_id("csv-download")
+        )
         assert reopened_csv == content
 
         # Asking now continues the reopened conversation.
         await page.ask("其中哪个地区最多？")
-        await expect(page.hook("answer")).to_have_text("好的。")
+        await expect(page.hook("answer").last).to_have_text("好的。")
         await page.page.screenshot(path=str(SCREENSHOT), full_page=True, animations="disabled")
 
     assert page.stream_query(2)["thread_id"] == first_thread
@@ -156,7 +162,7 @@ async def test_docs_render_swagger_ui_offline(fast_settings: Settings, browser: 
     assert blocked == []
 
 
-async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_clause(
+async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_sql_formatter(
     fast_settings: Settings, browser: Browser
 ) -> None:
     messages = {
@@ -192,7 +198,8 @@ async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_claus
     assert [(t["question"], t["answer"]) for t in new] == [("q", "a")]
     assert new[0]["tools"][0]["result"]["status"] == "error"
     assert laid_out == (
-        "select a, 'x from y' as b\nfrom t\njoin u on t.id = u.id\nwhere a > 1\n  and b < 2"
+        "SELECT\n  a,\n  'x from y' AS b\nFROM\n  t\n  JOIN u ON t.id = u.id\nWHERE\n  a > 1\n"
+        "  AND b < 2"
     )
 
 
@@ -216,9 +223,12 @@ async def test_page_shows_each_tool_call_as_it_runs_with_refusals_marked(
             items = page.hook("tool-item")
             await expect(items).to_have_count(2)
             await expect(items.nth(0)).to_have_attribute("data-status", "refused")
-            await expect(items.nth(0).get_by_test_id("tool-status")).to_contain_text("已拒绝")
+            await expect(items.nth(0).get_by_test_id("tool-status")).to_contain_text("安全检查拒绝")
+            await expect(items.nth(0).locator(".tool-error")).to_contain_text("不允许 DELETE")
             await expect(items.nth(1)).to_have_attribute("data-status", "ok")
-            await expect(items.nth(1).get_by_test_id("tool-sql")).to_contain_text("\nFROM stores")
+            await expect(items.nth(1).get_by_test_id("tool-sql")).to_contain_text(
+                re.compile(r"\nFROM\s+stores")
+            )
             preview = items.nth(1).get_by_test_id("tool-preview")
             await expect(preview.locator("tbody tr")).to_have_count(7)
             await expect(items.nth(0)).to_have_attribute("open", "")  # failures unfold

@@ -1,0 +1,100 @@
+// The empty thread: starter questions, the tables a person may ask about, and an upload button.
+// Each part comes from its endpoint when the service has it and is left out quietly when not.
+
+import { apiFetch } from "./api_key.js";
+import { label, t } from "./i18n.js";
+import { setColumnLabels } from "./records.js";
+
+const STARTER_KEYS = ["starter1", "starter2", "starter3"];
+
+async function getData(url) {
+  try {
+    const response = await apiFetch(url);
+    if (!response.ok) return null;
+    const envelope = await response.json();
+    return envelope?.success ? envelope.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function starterButton(text, key, ask) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "starter";
+  button.dataset.testid = "starter";
+  if (key) label(button, key);
+  else button.textContent = text;
+  button.addEventListener("click", () => ask(button.textContent));
+  return button;
+}
+
+/** Fill the starter questions: GET /api/v0/suggestions, else the sample data's questions. */
+export async function showStarters(box, ask) {
+  const data = await getData("api/v0/suggestions");
+  const items = Array.isArray(data?.suggestions) ? data.suggestions : [];
+  const texts = items.map((item) => (typeof item === "string" ? item : item?.question)).filter(Boolean);
+  box.replaceChildren(
+    ...(texts.length
+      ? texts.slice(0, 6).map((text) => starterButton(text, null, ask))
+      : STARTER_KEYS.map((key) => starterButton("", key, ask))),
+  );
+}
+
+/** Fill the table browser from GET /api/v0/schema (hidden when it is missing). */
+export async function showSchema(section, list) {
+  const data = await getData("api/v0/schema");
+  const tables = Array.isArray(data?.tables) ? data.tables : [];
+  const labels = new Map();
+  list.replaceChildren(
+    ...tables.map((table) => {
+      const item = document.createElement("details");
+      item.className = "schema-table";
+      item.dataset.testid = "schema-table";
+      const summary = document.createElement("summary");
+      const name = document.createElement("code");
+      name.textContent = table.name;
+      summary.append(name);
+      if (table.description) summary.append(` — ${table.description}`);
+      const columns = document.createElement("ul");
+      for (const column of table.columns ?? []) {
+        if (column.description) labels.set(column.name, column.description);
+        const li = document.createElement("li");
+        const code = document.createElement("code");
+        code.textContent = column.name;
+        li.append(code, ` ${column.type ?? ""}`);
+        if (column.description) li.append(` — ${column.description}`);
+        columns.append(li);
+      }
+      item.append(summary, columns);
+      return item;
+    }),
+  );
+  setColumnLabels(labels);
+  section.hidden = tables.length === 0;
+}
+
+/** Show the upload button when the service takes datasets; `chosen(dataset)` gets the upload. */
+export async function setUpUpload(button, input, note, chosen) {
+  const response = await apiFetch("api/v0/datasets").catch(() => null);
+  button.hidden = !response?.ok;
+  if (button.hidden) return;
+  button.addEventListener("click", () => input.click());
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    const form = new FormData();
+    form.append("file", file);
+    try {
+      const upload = await apiFetch("api/v0/datasets", { method: "POST", body: form });
+      const envelope = await upload.json();
+      if (!upload.ok) throw new Error(envelope?.message || `HTTP ${upload.status}`);
+      label(note, "uploaded", { name: envelope.data.name });
+      chosen(envelope.data);
+    } catch (error) {
+      note.textContent = t("uploadFailed", { message: error.message });
+    }
+    note.hidden = false;
+    input.value = "";
+  });
+}

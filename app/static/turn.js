@@ -1,0 +1,113 @@
+// One question and its answer in the thread: the question, the answer (Markdown), the chart,
+// the results, the SQL, the thumbs, then the folded progress and the steps taken.
+
+import { chartView } from "./chart.js";
+import { feedbackView } from "./feedback.js";
+import { label } from "./i18n.js";
+import { renderMarkdown } from "./markdown.js";
+import { Progress } from "./progress.js";
+import { csvLink, recordsView } from "./records.js";
+import { sqlBlock } from "./sql_format.js";
+import { ToolList } from "./tool_items.js";
+
+function part(tag, className, testId) {
+  const el = document.createElement(tag);
+  el.className = className;
+  if (testId) el.dataset.testid = testId;
+  return el;
+}
+
+/** A turn of the thread: build it, feed it stream events, or fill it from history. */
+export class Turn {
+  constructor(question) {
+    this.question = question;
+    this.text = "";
+    this.el = part("article", "turn", "turn");
+    const asked = part("p", "turn-question", "turn-question");
+    asked.textContent = question; // what a person typed is text, never markup
+    this.answer = part("div", "answer", "answer");
+    this.answer.setAttribute("aria-live", "polite");
+    this.results = part("div", "turn-results");
+    this.work = part("details", "turn-work");
+    const summary = document.createElement("summary");
+    label(summary, "stepsTaken");
+    this.toolBox = part("div", "tool-list", "tool-list");
+    this.work.append(summary, this.toolBox);
+    this.work.hidden = true;
+    this.tools = new ToolList(this.toolBox);
+    this.progress = null;
+    this.el.append(asked, this.answer, this.results, this.work);
+  }
+
+  /** Start following a run: a fresh progress block above the steps. */
+  startProgress() {
+    this.progress?.el.remove();
+    this.progress = new Progress();
+    this.el.insertBefore(this.progress.el, this.work);
+    return this.progress;
+  }
+
+  /** Add streamed answer text; it is rendered as Markdown at most once per frame. */
+  addToken(content) {
+    this.text += content;
+    this.progress?.onToken();
+    if (this.pendingRender) return;
+    this.pendingRender = requestAnimationFrame(() => {
+      this.pendingRender = null;
+      renderMarkdown(this.answer, this.text);
+    });
+  }
+
+  addToolCall(data) {
+    this.tools.addCall(data);
+    if (this.work.hidden) this.work.open = true; // open while it runs, folded once answered
+    this.work.hidden = false;
+  }
+
+  addToolResult(data, threadId) {
+    this.tools.addResult(data, threadId);
+    this.work.hidden = false;
+  }
+
+  /** Show a finished answer: text, chart, results, SQL, thumbs. */
+  showResult(data, { threadId, resultId, runId, feedback = true }) {
+    if (this.pendingRender) cancelAnimationFrame(this.pendingRender);
+    this.pendingRender = null;
+    this.text = data.response ?? data.answer ?? this.text;
+    renderMarkdown(this.answer, this.text);
+    const records = data.records;
+    const rows = records?.rows?.length ?? 0;
+    const total = records?.total_row_count ?? rows;
+    const partial = records && (records.is_limited || total > rows) ? { shown: rows, total } : null;
+    const parts = [];
+    const chart = chartView(data.chart, partial);
+    if (chart) parts.push(chart);
+    if (records?.columns?.length) {
+      const csv = threadId && resultId ? csvLink(threadId, resultId) : null;
+      parts.push(recordsView(records, csv));
+    }
+    if (data.sql) {
+      const block = part("details", "turn-sql");
+      block.open = true;
+      const summary = document.createElement("summary");
+      label(summary, "sqlHeading");
+      block.append(summary, sqlBlock(data.sql));
+      parts.push(block);
+    }
+    if (feedback && data.sql) parts.push(feedbackView(data, this.question, runId));
+    this.results.replaceChildren(...parts);
+    this.work.open = false;
+    this.progress?.finish("done");
+    this.el.dataset.answered = "true";
+  }
+
+  /** Fill the steps taken from a conversation's tool calls (history). */
+  showTools(tools, threadId) {
+    tools.forEach((entry, index) => {
+      const id = `turn-tool-${index}`;
+      this.tools.addCall({ tool_call_id: id, ...entry.call });
+      if (entry.result) this.tools.addResult({ tool_call_id: id, ...entry.result }, threadId);
+    });
+    this.work.hidden = tools.length === 0;
+  }
+}
