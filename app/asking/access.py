@@ -7,7 +7,8 @@ from typing import Any
 
 from quart import g
 
-from app.auth import ApiKey
+from app.asking.validation import GUEST_USER_ID
+from app.auth import ApiKey, authorize_user
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.service import AgentService
@@ -33,6 +34,19 @@ def request_actor(service: AgentService | None, user_id: str) -> tuple[Actor, Sc
     actor, scope = actor_and_scope(service, user_id, getattr(g, "api_key", None))
     g.actor, g.scope = actor, scope
     return actor, scope
+
+
+def caller_user_id(named: str | None = None) -> str:
+    """Return who a request that may name no user asks as: `named`, the key's user, guest.
+
+    Raises:
+        ServiceError: 403 FORBIDDEN when the key may not act for `named`.
+
+    """
+    key: ApiKey | None = getattr(g, "api_key", None)
+    user_id = named or (key.sole_user if key is not None else None) or GUEST_USER_ID
+    authorize_user(user_id)
+    return user_id
 
 
 def with_key_user(payload: Mapping[str, Any], user_field: str = "user_id") -> dict[str, Any]:

@@ -9,8 +9,6 @@ asker) and takes one question from the asker's quota, or raises 429 QUOTA_EXCEED
 
 from __future__ import annotations
 
-import hashlib
-
 from quart import g
 
 from app.auth import ApiKey
@@ -19,20 +17,10 @@ from react_agent.access.current import CURRENT_ACTOR
 from react_agent.access.scope import Scope
 from react_agent.service import AgentService
 
-KEY_ID_CHARS = 12
-"""Hex digits of the SHA-256 of a key that name it in the audit (never the key itself)."""
-
-
-def api_key_id(key: ApiKey | None) -> str | None:
-    """Return a stable id of an API key that does not reveal it (None without keys)."""
-    if key is None:
-        return None
-    return "key-" + hashlib.sha256(key.secret).hexdigest()[:KEY_ID_CHARS]
-
 
 def actor_for(user_id: str, key: ApiKey | None) -> Actor:
     """Return the actor of a request by `user_id` with `key` (no policy: no roles)."""
-    return Actor(user_id=user_id, key_id=api_key_id(key))
+    return Actor(user_id=user_id, key_id=key.key_id if key is not None else None)
 
 
 def request_actor_and_scope(user_id: str) -> tuple[Actor, Scope | None]:

@@ -8,6 +8,7 @@ from quart import Blueprint, Response, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
+from app.asking.access import caller_user_id, request_actor
 from app.auth import require_admin
 from app.envelope import success_envelope
 from app.errors import request_lang
@@ -21,8 +22,8 @@ blueprint = Blueprint("audit", __name__)
 
 
 def require_audit_reader() -> None:
-    """Raise 403 unless the caller may read the audit (its scope's `audit`, or an admin key)."""
-    scope = getattr(g, "scope", None)  # the caller's policy scope, when one was resolved
+    """Raise 403 unless the caller may read the audit (a role with `audit`, or an admin key)."""
+    _, scope = request_actor(agent_service(), caller_user_id())
     if scope is not None and scope.audit:
         return
     require_admin()
@@ -36,7 +37,8 @@ async def read_audit(query_args: AuditQuery) -> dict[str, Any] | Response:
     """Return a page of audit records, newest first, filtered; `format=csv` as a file.
 
     Filters: `user`, `from` and `to` (ISO 8601), `outcome`, `table`; paging: `page`,
-    `page_size` (1–100). Admin keys only (a key bound to users gets 403).
+    `page_size` (1–100). For admin keys, and users whose role has `audit: true` in the
+    access policy; anyone else gets 403.
     """
     g.lang = request_lang()
     require_audit_reader()

@@ -193,12 +193,9 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
     }
     _, scope = request_actor(agent_service_of(current_app), user_id)
     if scope is not None and not scope.show_sql:
-        # The role's answers carry no SQL; neither does reading the conversation back.
-        return {
-            **data,
-            "messages": without_sql(data["messages"]),
-            "blocks": without_sql(data["blocks"]),
-        }
+        # The role's answers carry no SQL; neither does reading the conversation back
+        # (its messages, blocks and turns).
+        return without_sql(data)
     return data
 
 

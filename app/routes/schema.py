@@ -6,13 +6,20 @@ from quart import Blueprint
 from quart_schema import document_response
 
 from app.app_state import agent_service, app_settings
+from app.asking.access import caller_user_id, request_actor
 from app.auth import require_admin
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas_schema import SchemaEnvelope, SchemaRefreshEnvelope
 from react_agent.catalog.service import CatalogService
-from react_agent.catalog.view import TableAllowList, schema_data, visible_metrics, visible_tables
+from react_agent.catalog.view import (
+    ScopedReadable,
+    TableAllowList,
+    schema_data,
+    visible_metrics,
+    visible_tables,
+)
 from react_agent.errors import ServiceError
 from react_agent.service.components import describe_catalog
 
@@ -37,8 +44,9 @@ async def get_schema() -> dict:
     snapshot = await catalog.current()
     if snapshot is None:
         return success_envelope(schema_data([], [], "building", None), request_lang())
-    # Wired to the caller's access scope when there is one; SQL_ALLOWED_TABLES until then.
-    readable = TableAllowList(app_settings().allowed_tables)
+    # SQL_ALLOWED_TABLES and the caller's access scope (its key's user, or guest).
+    _, scope = request_actor(agent_service(), caller_user_id())
+    readable = ScopedReadable(TableAllowList(app_settings().allowed_tables), scope)
     tables = visible_tables(snapshot.catalog, snapshot.semantics, readable)
     metrics = visible_metrics(snapshot.semantics, tables)
     data = schema_data(tables, metrics, "ready", snapshot.catalog.built_at)

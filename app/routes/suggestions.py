@@ -7,6 +7,7 @@ from quart import Blueprint
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service, app_settings
+from app.asking.access import caller_user_id, request_actor
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -29,6 +30,9 @@ class SuggestionsQuery(BaseModel):
         description="The last question asked: follow-ups nearest it (never it again).",
     )
     limit: int = Field(default=6, ge=1, le=MAX_SUGGESTIONS, description="How many at most.")
+    user_id: str | None = Field(
+        default=None, description="Who asks (default: the API key's one user, else guest)."
+    )
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
 
 
@@ -62,15 +66,18 @@ async def suggestions(query_args: SuggestionsQuery) -> dict:
     """Suggest questions about what the caller may read, with no model call.
 
     From the stored examples' questions (nearest `after` for follow-ups), keeping those
-    whose SQL reads only readable tables, then the embedded sample's starters.
+    whose SQL reads only tables the caller may read (SQL_ALLOWED_TABLES and the access
+    policy), then the embedded sample's starters.
     """
     lang = request_lang()
     service = agent_service()
     settings = app_settings()
     dialect = service.database.dialect if service.database is not None else "sqlite"
+    _, scope = request_actor(service, caller_user_id(query_args.user_id))
 
     def readable(table: str) -> bool:
-        return is_table_allowed(table, dialect, settings.allowed_tables)
+        allowed = is_table_allowed(table, dialect, settings.allowed_tables)
+        return allowed and (scope is None or scope.can_read(table))
 
     found = await suggest_questions(
         service.memory if settings.memory else None,

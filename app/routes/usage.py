@@ -9,8 +9,7 @@ from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
 from app.app_state import agent_service
-from app.asking.quotas import actor_for
-from app.auth import ApiKey
+from app.asking.access import caller_user_id, request_actor
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -20,18 +19,6 @@ from react_agent.quotas.gate import QuotaLimits, usage_data
 
 blueprint = Blueprint("usage", __name__)
 
-GUEST = "guest"
-
-
-def caller_user_id(requested: str | None, key: ApiKey | None) -> str:
-    """Return whose use to show: the named user, else a bound key's only user, else guest."""
-    if requested:
-        return requested
-    if key is not None and key.users is not None and len(key.users) == 1:
-        return next(iter(key.users))
-    return GUEST
-
-
 @blueprint.get("/api/v0/usage")
 @validate_querystring(UsageQuery)
 @document_response(UsageEnvelope, 200)
@@ -39,11 +26,10 @@ def caller_user_id(requested: str | None, key: ApiKey | None) -> str:
 async def read_usage(query_args: UsageQuery) -> dict[str, Any]:
     """Return the caller's questions this minute, tokens today, limits and reset times."""
     g.lang = request_lang()
-    key = getattr(g, "api_key", None)
-    actor = actor_for(caller_user_id(query_args.user_id, key), key)
+    actor, scope = request_actor(agent_service(), caller_user_id(query_args.user_id))
     ledger = agent_service().ledger
     if ledger is not None and ledger.quotas is not None:
-        usage = await ledger.quotas.usage(actor.user_id, getattr(g, "scope", None))
+        usage = await ledger.quotas.usage(actor.user_id, scope)
     else:  # nothing is counted: no limits, nothing used
         windows = windows_at(datetime.now(UTC))
         usage = usage_data(actor.user_id, {}, QuotaLimits(), windows, counted=False)

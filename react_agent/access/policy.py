@@ -66,6 +66,26 @@ class Policy:
     roles: Mapping[str, Role]
     default_role: str | None = None
 
+    def reads_audit(self) -> bool:
+        """Whether a role may read the audit trail (the service keeps one then)."""
+        return any(role.audit for role in self.roles.values())
+
+    def sets_quotas(self) -> bool:
+        """Whether a role has a quota (the service keeps the counters then)."""
+        return any(
+            role.quota.questions_per_minute or role.quota.tokens_per_day
+            for role in self.roles.values()
+        )
+
+    def sensitive_columns(self) -> frozenset[str]:
+        """Return every `table.column` any role marks sensitive (lower case)."""
+        return frozenset(
+            f"{table}.{column}"
+            for role in self.roles.values()
+            for table, columns in role.sensitive_columns.items()
+            for column in columns
+        )
+
     def actor_for(self, user_id: str, key_id: str | None = None) -> Actor:
         """Return the actor of `user_id`: its roles and attributes, or the default role."""
         user = self.users.get(user_id)

@@ -60,15 +60,27 @@ class SchemaContext:
         budget_chars: SCHEMA_PROMPT_BUDGET: the whole schema goes in the prompt when it
             fits this many characters.
         readable: The caller's filter (None: every table).
+        current: Returns the running question's filter, read at each call (its scope).
 
     """
 
     def __init__(
-        self, catalog: CatalogService, budget_chars: int, readable: Readable | None = None
+        self,
+        catalog: CatalogService,
+        budget_chars: int,
+        readable: Readable | None = None,
+        *,
+        current: Callable[[], Readable | None] | None = None,
     ) -> None:
         self.catalog = catalog
         self.budget_chars = budget_chars
-        self.readable = readable
+        self._readable = readable
+        self._current = current
+
+    @property
+    def readable(self) -> Readable | None:
+        """The caller's filter: the running question's (`current`), else the fixed one."""
+        return self._current() if self._current is not None else self._readable
 
     def _cached(self, snapshot: Snapshot, kind: str, make: Callable[[], Any]) -> Any:
         """Return what `make` built for this snapshot and this caller's filter, building once."""

@@ -36,6 +36,34 @@ class TableAllowList:
 
 
 @dataclass(frozen=True)
+class ScopedReadable:
+    """A Readable of SQL_ALLOWED_TABLES and an access scope (None: no policy) together."""
+
+    allowed: TableAllowList
+    scope: Readable | None = None
+
+    def can_read(self, table: str) -> bool:
+        """Whether both the allow list and the scope let the caller read `table`."""
+        return self.allowed.can_read(table) and (
+            self.scope is None or self.scope.can_read(table)
+        )
+
+    def readable_columns(self, table: str, columns: Sequence[str]) -> list[str]:
+        """Return the columns of `table` the scope lets the caller read."""
+        if self.scope is None:
+            return list(columns)
+        return self.scope.readable_columns(table, columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the filter as plain data (the views' cache key: scopes are unhashable)."""
+        as_dict = getattr(self.scope, "to_dict", None)
+        return {
+            "allowed": sorted(self.allowed.tables) if self.allowed.tables is not None else None,
+            "scope": as_dict() if callable(as_dict) else None,
+        }
+
+
+@dataclass(frozen=True)
 class ViewColumn:
     """A column as shown: the file's description before the database's comment."""
 

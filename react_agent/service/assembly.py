@@ -111,7 +111,14 @@ async def open_agent_service(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
         # Before the runs, so that it closes (writing the last audit records) after them.
-        service.ledger = await stack.enter_async_context(open_ledger(settings))
+        policy = service.policy.current() if service.policy is not None else None
+        service.ledger = await stack.enter_async_context(
+            open_ledger(
+                settings,
+                audit=policy is not None and policy.reads_audit(),
+                quotas=policy is not None and policy.sets_quotas(),
+            )
+        )
         # After the memory, where workers share one build; closed before it.
         open_catalog(service, stack)
         # PostgreSQL pools open without waiting for the server: see whether it answers.

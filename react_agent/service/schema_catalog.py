@@ -7,12 +7,13 @@ from contextlib import AsyncExitStack
 
 from langchain_core.tools import BaseTool
 
+from react_agent.access.current import current_scope
 from react_agent.catalog.context import SchemaContext, describe_search
 from react_agent.catalog.drift import mark_drifted_examples
 from react_agent.catalog.model import Catalog
 from react_agent.catalog.service import CatalogService
 from react_agent.catalog.store import CatalogStore
-from react_agent.catalog.view import TableAllowList
+from react_agent.catalog.view import ScopedReadable, TableAllowList
 from react_agent.databases.urls import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService
 from react_agent.tools.schema_tools import SchemaTools
@@ -37,9 +38,12 @@ def open_catalog(service: AgentService, stack: AsyncExitStack) -> None:
         if memory is not None:
             await mark_drifted_examples(memory.examples, previous, current)
 
+    # Values of a column any role marks sensitive are never read into the catalogue.
+    sensitive = service.policy.current().sensitive_columns() if service.policy else frozenset()
     catalog = CatalogService(
         service.database,
         store,
+        sensitive=sensitive,
         semantic_file=settings.semantic_file,
         max_distinct=settings.schema_values_max_distinct,
         refresh_seconds=settings.schema_refresh_seconds,
@@ -55,8 +59,14 @@ def schema_context(service: AgentService) -> SchemaContext | None:
     settings = service.settings
     if service.catalog is None or settings.schema_prompt_budget <= 0:
         return None
-    readable = TableAllowList(settings.allowed_tables)
-    return SchemaContext(service.catalog, settings.schema_prompt_budget, readable)
+    allowed = TableAllowList(settings.allowed_tables)
+    policy = service.policy
+
+    def running_question() -> ScopedReadable:
+        # The scope of the question being answered (a run's task sets it; all without a policy).
+        return ScopedReadable(allowed, current_scope() if policy is not None else None)
+
+    return SchemaContext(service.catalog, settings.schema_prompt_budget, current=running_question)
 
 
 def schema_tools(context: SchemaContext | None) -> list[BaseTool]:

@@ -143,6 +143,23 @@ OTHER_ROUTES = {
     ("POST", "/api/v0/training_data/update"),
     ("POST", "/api/v0/training_data/delete"),
     ("GET", "/api/v0/training_data/stats"),
+    # The caller's own: renaming and deleting their conversations, their datasets, who the
+    # key acts as, their quota use (their role's limits: test below).
+    ("PATCH", "/api/v0/react/conversations/{thread_id}"),
+    ("DELETE", "/api/v0/react/conversations/{thread_id}"),
+    ("POST", "/api/v0/datasets"),
+    ("GET", "/api/v0/datasets"),
+    ("DELETE", "/api/v0/datasets/{dataset_id}"),
+    ("GET", "/api/v0/whoami"),
+    ("GET", "/api/v0/usage"),
+    # What the caller may read, filtered by their scope (tests below).
+    ("GET", "/api/v0/schema"),
+    ("GET", "/api/v0/suggestions"),
+    # Roles with `audit: true` or admin keys (test below); admin keys only; liveness.
+    ("GET", "/api/v0/audit"),
+    ("POST", "/api/v0/schema/refresh"),
+    ("GET", "/ready"),
+    ("GET", "/api/v0/ready"),
 }
 """Routes that start no run; a new route must be put in one table or the other."""
 
@@ -276,3 +293,78 @@ async def test_the_openai_route_shows_no_sql_to_a_role_without_show_sql(governed
         assert response.status_code == 200, response.text
         content = response.json()["choices"][0]["message"]["content"]
         assert ("```sql" in content) is shown, (user, content)
+
+
+async def test_the_schema_shows_each_caller_only_the_columns_their_role_may_read(governed):
+    catalog = agent_service_of(governed.app).catalog
+    assert catalog is not None
+    await catalog.wait_ready()
+
+    async def products_columns(user: str) -> set[str]:
+        response = await governed.http.get("/api/v0/schema", headers=bearer(user))
+        assert response.status_code == 200, response.text
+        tables = {t["name"]: t for t in response.json()["data"]["tables"]}
+        return {c["name"] for c in tables["products"]["columns"]}
+
+    assert "unit_cost" not in await products_columns("alice")
+    assert "unit_cost" in await products_columns("root")
+
+
+async def test_suggestions_leave_out_examples_whose_sql_the_role_may_not_read(
+    settings, model, tmp_path
+):
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(
+        "users:\n  alice: {roles: [stores_only]}\n  root: {roles: [admin]}\n"
+        "roles:\n  stores_only: {tables: [stores, regions]}\n  admin: {tables: '*'}\n",
+        "utf-8",
+    )
+    admin_key = "admin-key-0123456789"  # bound to no user: may write the memory
+    keys = "; ".join([*(f"{key}={user}" for user, key in KEYS.items()), admin_key])
+    update = {"policy_file": policy_file, "api_keys": SecretStr(keys)}
+    async with running_service(settings.model_copy(update=update), model=model) as service:
+        created = await service.http.post(
+            "/api/v0/training_data/create",
+            json={
+                "data": [
+                    {
+                        "training_data_type": "sql",
+                        "question": "门店数",
+                        "sql": "SELECT COUNT(*) FROM stores",
+                    },
+                    {
+                        "training_data_type": "sql",
+                        "question": "订单数",
+                        "sql": "SELECT COUNT(*) FROM orders",
+                    },
+                ]
+            },
+            headers={"Authorization": f"Bearer {admin_key}"},
+        )
+        assert created.status_code == 200, created.text
+        seen = {}
+        for user in ("alice", "root"):
+            response = await service.http.get(
+                "/api/v0/suggestions", params={"limit": 20}, headers=bearer(user)
+            )
+            assert response.status_code == 200, response.text
+            seen[user] = {s["question"] for s in response.json()["data"]["suggestions"]}
+    assert "门店数" in seen["alice"] and "订单数" not in seen["alice"]
+    assert {"门店数", "订单数"} <= seen["root"]
+
+
+async def test_the_audit_is_read_by_a_role_with_audit_and_refused_to_others(governed):
+    root = await governed.http.get("/api/v0/audit", headers=bearer("root"))
+    alice = await governed.http.get("/api/v0/audit", headers=bearer("alice"))
+    assert root.status_code == 200, root.text
+    assert root.json()["data"]["audit_enabled"] is True  # a role reads it: the trail is kept
+    assert alice.status_code == 403 and alice.json()["success"] is False
+
+
+async def test_usage_shows_the_limits_of_the_callers_role(governed):
+    response = await governed.http.get("/api/v0/usage", headers=bearer("alice"))
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    assert data["user_id"] == "alice" and data["quotas_enabled"] is True
+    # east_analyst's quota in the sample policy: 10 questions a minute, 200,000 tokens a day.
+    assert sorted(data["limits"].values()) == [10, 200000]
