@@ -3,6 +3,7 @@
 
 import { apiFetch, ensureApiKey, storeKey, whoami, withKey } from "./api_key.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
+import { hideClarification, showClarification } from "./clarification.js";
 import { setUpUpload, showSchema, showStarters } from "./empty_state.js";
 import { hideError, showError } from "./errors.js";
 import { restoreTurns } from "./restore.js";
@@ -150,11 +151,11 @@ function onStreamMessage(run, event) {
       run.settled = true;
       completeTurn(run, data);
       break;
-    case "interrupt": // the run waits for a person to approve its SQL
+    case "interrupt": // the run waits for a person: SQL to approve, or a question
       run.settled = true;
       setConversation(data.thread_id);
-      turn.progress.waiting();
-      showApproval(data, { decide: (resume) => resumeRun(turn, resume) });
+      turn.progress.waiting(data.kind);
+      showPause(data, turn);
       break;
     case "end":
       run.ended = true;
@@ -163,6 +164,13 @@ function onStreamMessage(run, event) {
     default:
       break; // a newer server may send types this page does not know; they are not errors
   }
+}
+
+/** Show what a paused run waits for: the question's card, or the SQL approval's. */
+function showPause(data, turn) {
+  const resume = (decision) => resumeRun(turn, decision);
+  if (data.kind === "clarification") showClarification(data, { answer: resume });
+  else showApproval(data, { decide: resume });
 }
 
 function completeTurn(run, data) {
@@ -191,6 +199,7 @@ function onStreamError(run) {
 
 function followStream(params, turn) {
   hideApproval();
+  hideClarification();
   hideError();
   turn.startProgress();
   const run = { es: null, turn, settled: false, ended: false, reconnects: 0 };
@@ -270,6 +279,7 @@ function stop() {
 
 function clearThread() {
   hideApproval();
+  hideClarification();
   hideError();
   ui.thread.replaceChildren();
   showThread();
@@ -294,12 +304,12 @@ async function openConversation(threadId) {
     for (const turn of turns) ui.thread.append(turn.el);
     showThread();
     turns.at(-1)?.el.scrollIntoView({ block: "start" });
-    // A conversation waiting for SQL approval shows its card, however it was opened.
-    const approval = await pendingApproval(threadId, currentLang());
-    if (approval) {
+    // A conversation waiting for a person shows its card, however it was opened.
+    const pause = await pendingApproval(threadId, currentLang());
+    if (pause) {
       const turn = turns.at(-1) ?? addTurn("");
-      turn.startProgress().waiting();
-      showApproval(approval, { decide: (resume) => resumeRun(turn, resume) });
+      turn.startProgress().waiting(pause.kind);
+      showPause(pause, turn);
     }
     sidebar.refresh();
   } catch (error) {

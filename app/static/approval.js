@@ -56,12 +56,14 @@ export function hideApproval() {
   card.hidden = true;
 }
 
-/** Return the approval a conversation waits for (from /status), or null. */
+const PAUSED = ["awaiting_approval", "awaiting_clarification"];
+
+/** Return what a conversation waits for (from /status): SQL or a question; else null. */
 export async function pendingApproval(threadId, lang) {
   const response = await apiFetch(`${STATUS_URL}${encodeURIComponent(threadId)}?lang=${lang}`);
   if (!response.ok) return null;
   const body = await response.json();
-  return body?.data?.status === "awaiting_approval" ? body.data.approval : null;
+  return PAUSED.includes(body?.data?.status) ? body.data.approval : null;
 }
 
 sqlBox.addEventListener("input", showPreview);

@@ -118,11 +118,13 @@ export class Progress {
     item.dataset.node = data.node ?? "";
   }
 
-  /** Show the run waiting for a person to approve its SQL. */
-  waiting() {
-    this.items.get("query").dataset.state = "waiting";
-    label(this.items.get("query"), "waiting");
-    this.say("awaitingApproval");
+  /** Show the run waiting for a person: to approve its SQL, or (`question`) to answer. */
+  waiting(kind = "sql_approval") {
+    const asking = kind === "clarification";
+    const step = this.items.get(asking ? "understand" : "query");
+    step.dataset.state = "waiting";
+    label(step, asking ? "waitingAnswer" : "waiting");
+    this.say(asking ? "awaitingAnswer" : "awaitingApproval");
     this.el.dataset.state = "waiting";
   }
 
