@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 
@@ -50,15 +51,18 @@ def astream_question(runner: AgentRunner) -> Question:
     return ask
 
 
-def runner_question(runner: AgentRunner) -> Question:
-    """Return a question through AgentRunner.start and its event log, on a new thread."""
+def runner_question(runner: AgentRunner, **start_options: Any) -> Question:
+    """Return a question through AgentRunner.start and its event log, on a new thread.
+
+    `start_options` go to every `start` (e.g. the asker's `scope` and `actor`).
+    """
 
     async def ask(index: int, worker: int) -> Sample:
         thread_id = f"inproc{worker}:{uuid.uuid4().hex}"
         t0 = time.perf_counter()
         started = first = None
         try:
-            run = await runner.start(QUESTION, thread_id)
+            run = await runner.start(QUESTION, thread_id, **start_options)
             async for _, event in run.follow(0):
                 if isinstance(event, RunStarted):
                     started = time.perf_counter() - t0
