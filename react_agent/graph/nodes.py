@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -17,6 +17,12 @@ from langgraph.graph.message import add_messages
 from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
+from react_agent.graph.hooks import (
+    HistoryHooks,
+    ModelCallReporter,
+    RetrievalReporter,
+    SchemaPrompt,
+)
 from react_agent.graph.messages import (
     message_text,
     requests_tools,
@@ -45,50 +51,6 @@ CLARIFY_FLAG = "clarify"
 def clarify_requested(config: RunnableConfig | None) -> bool:
     """Whether the run may pause to ask the person a clarifying question."""
     return bool((config or {}).get("configurable", {}).get(CLARIFY_FLAG))
-
-
-class RetrievalReporter(Protocol):
-    """Shows an automatic retrieval as a step of the run (react_agent.runs.retrieval_events)."""
-
-    def __call__(self, tool_name: str, query: str, ids: list[str], duration_ms: int) -> None:
-        """Report that `tool_name` was run for `query` before the model, finding `ids`."""
-
-
-class ModelCallReporter(Protocol):
-    """Tells the run's listeners of a model call (react_agent.runs.listener_reports)."""
-
-    def __call__(
-        self, model: str, outcome: str, seconds: float, usage: dict[str, Any] | None
-    ) -> None:
-        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens."""
-
-
-class SchemaPrompt(Protocol):
-    """The schema part of the prompt for a question (react_agent.catalog.context)."""
-
-    async def prompt_section(self, question: str) -> str:
-        """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
-
-
-class HistoryHooks(Protocol):
-    """What the nodes ask of the conversation history (react_agent.history.TurnHistory)."""
-
-    def context_turns(self, window_turns: int) -> int:
-        """Return how many newest whole turns the model sees."""
-
-    def backfill(self, state: AgentState) -> list[dict[str, Any]]:
-        """Return blocks for finished turns that have none yet."""
-
-    def record(self, messages: Sequence[AnyMessage]) -> dict[str, Any]:
-        """Return the block of the turn that has just finished."""
-
-    def prompt_section(self, state: AgentState) -> str:
-        """Return what the system prompt adds about earlier turns."""
-
-    def results_source(
-        self, state: AgentState, visible: Sequence[AnyMessage]
-    ) -> Sequence[AnyMessage]:
-        """Return the messages whose results the prompt lists."""
 
 
 @dataclass
