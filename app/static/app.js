@@ -4,7 +4,7 @@
 import { apiFetch, ensureApiKey, storeKey, whoami, withKey } from "./api_key.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
 import { hideClarification, showClarification } from "./clarification.js";
-import { setUpUpload, showSchema, showStarters } from "./empty_state.js";
+import { followUps, setUpUpload, showSchema, showStarters } from "./empty_state.js";
 import { hideError, showError } from "./errors.js";
 import { restoreTurns } from "./restore.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
@@ -179,6 +179,10 @@ function completeTurn(run, data) {
   const threadId = data.conversation_id ?? conversationId;
   run.turn.showResult(data, { threadId, resultId: ok.at(-1)?.result_id, runId: run.runId });
   sidebar.refresh();
+  // Questions to ask next, from the suggestions (no model call); none when there are none.
+  followUps(run.turn.question, (question) => ask(question)).then((box) => {
+    if (box) run.turn.results.append(box);
+  });
 }
 
 function onStreamError(run) {
@@ -342,6 +346,7 @@ function changeLanguage() {
   applyLanguage();
   redrawGrids();
   sidebar.refresh();
+  showStarters(byId("starters"), (question) => ask(question));
 }
 
 // Asks who the key acts for before anything else, so a missing key is asked for, not reported.

@@ -2,7 +2,7 @@
 // Each part comes from its endpoint when the service has it and is left out quietly when not.
 
 import { apiFetch } from "./api_key.js";
-import { label, t } from "./i18n.js";
+import { currentLang, label, t } from "./i18n.js";
 import { setColumnLabels } from "./records.js";
 
 const STARTER_KEYS = ["starter1", "starter2", "starter3"];
@@ -29,16 +29,36 @@ function starterButton(text, key, ask) {
   return button;
 }
 
+async function suggested(params) {
+  const query = new URLSearchParams({ lang: currentLang(), ...params });
+  const data = await getData(`api/v0/suggestions?${query}`);
+  const items = Array.isArray(data?.suggestions) ? data.suggestions : [];
+  return items.map((item) => (typeof item === "string" ? item : item?.question)).filter(Boolean);
+}
+
 /** Fill the starter questions: GET /api/v0/suggestions, else the sample data's questions. */
 export async function showStarters(box, ask) {
-  const data = await getData("api/v0/suggestions");
-  const items = Array.isArray(data?.suggestions) ? data.suggestions : [];
-  const texts = items.map((item) => (typeof item === "string" ? item : item?.question)).filter(Boolean);
+  const texts = await suggested({ limit: 6 });
   box.replaceChildren(
     ...(texts.length
       ? texts.slice(0, 6).map((text) => starterButton(text, null, ask))
       : STARTER_KEYS.map((key) => starterButton("", key, ask))),
   );
+}
+
+/** Return follow-up questions after `question` as buttons (none when there are none). */
+export async function followUps(question, ask) {
+  const texts = await suggested({ after: question, limit: 3 });
+  if (!texts.length) return null;
+  const box = document.createElement("div");
+  box.className = "follow-ups";
+  box.dataset.testid = "follow-ups";
+  for (const text of texts) {
+    const button = starterButton(text, null, ask);
+    button.dataset.testid = "follow-up";
+    box.append(button);
+  }
+  return box;
 }
 
 /** Fill the table browser from GET /api/v0/schema (hidden when it is missing). */

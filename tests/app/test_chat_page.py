@@ -11,6 +11,7 @@ import pytest_asyncio
 from playwright.async_api import expect
 
 from config import Settings
+from config.sample_questions import sample_questions
 from tests.app.chat_page_support import (
     CJK,
     PHONE,
@@ -245,18 +246,26 @@ async def test_the_question_box_counts_and_never_cuts_a_long_question(served: Se
     await expect(tab.hook("submit")).to_be_enabled()
 
 
-async def test_the_empty_page_offers_starters_and_passes_axe(served: ServedPage) -> None:
-    question = "How many stores does each region have?"
+async def test_the_empty_page_offers_starters_and_tables_then_follow_ups_and_passes_axe(
+    served: ServedPage,
+) -> None:
+    starters_en = sample_questions("en-US")  # GET /api/v0/suggestions on the sample database
+    question = starters_en[0]
     script(served, question, call_tool("run_sql", sql=REGIONS_SQL), answer("Seven regions."))
     tab = await open_tab(served.browser, served.url, locale="en-US", bypass_csp=True)
     starters = tab.hook("starter")
-    await expect(starters).to_have_count(3)
+    await expect(starters).to_have_text(starters_en)
+    # The tables the caller may read, from GET /api/v0/schema (the catalogue, built at start).
+    await expect(tab.hook("schema-table")).to_have_count(6)
+    await expect(tab.hook("schema-table").first).to_contain_text("customers")
     await tab.screenshot("empty")
     assert await tab.axe_serious() == []
 
     await starters.first.click()
     await tab.wait_for_answers(1)
     await expect(tab.hook("turn-question")).to_have_text(question)
+    follow_ups = tab.hook("follow-up")
+    await expect(follow_ups).to_have_text(starters_en[1:4])  # never the question just asked
     assert await tab.axe_serious() == []
     assert tab.errors == []
 
