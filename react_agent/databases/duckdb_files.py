@@ -12,7 +12,7 @@ import asyncio
 import shutil
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager, suppress
 from functools import partial
 from pathlib import Path
@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 
 from react_agent.catalog.model import Catalog
-from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.duckdb_catalog import introspect_duckdb
 from react_agent.databases.file_tables import LoadedTable, load_files
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
@@ -121,18 +121,30 @@ class DuckDBFiles:
             lambda cursor: introspect_duckdb(cursor, sensitive=lowered, max_distinct=max_distinct)
         )
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
-        """Run `sql` on a cursor of its own; interrupt it at `timeout` s or when cancelled."""
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
+        """Run `sql` on a cursor of its own; interrupt it at `timeout` s or when cancelled.
+
+        `params` binds the scope's `$name` placeholders; `session` has no DuckDB meaning.
+        """
+        bound = dict(params) if params else None
 
         def run(cursor: duckdb.DuckDBPyConnection) -> QueryResult:
-            cursor.execute(sql)
+            cursor.execute(sql, bound)
             columns = unique_column_names(d[0] for d in cursor.description or ())
             raw = cursor.fetchmany(row_limit + 1)
             is_limited = len(raw) > row_limit
             total = len(raw)
             if is_limited:
                 raw = raw[:row_limit]
-                total = _count_rows(cursor, sql, fallback=total)
+                total = _count_rows(cursor, sql, bound, fallback=total)
             return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
 
         return await self._call(run, timeout)
@@ -147,9 +159,16 @@ class DuckDBFiles:
 
     @asynccontextmanager
     async def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AsyncIterator[RowStream]:
         """Run `sql` and read up to `max_rows` rows in batches, each within `timeout` s."""
+        bound = dict(params) if params else None
         cursor = self.connection.cursor()
         lock = threading.Lock()  # one thread at a time on the cursor, closing included
 
@@ -164,7 +183,9 @@ class DuckDBFiles:
             columns = await _interruptible(
                 cursor,
                 locked(
-                    lambda: unique_column_names(d[0] for d in cursor.execute(sql).description or ())
+                    lambda: unique_column_names(
+                        d[0] for d in cursor.execute(sql, bound).description or ()
+                    )
                 ),
                 timeout,
             )
@@ -280,9 +301,16 @@ def _describe(cursor: duckdb.DuckDBPyConnection, names: list[str]) -> list[Table
     return infos
 
 
-def _count_rows(cursor: duckdb.DuckDBPyConnection, sql: str, *, fallback: int) -> int:
+def _count_rows(
+    cursor: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: dict[str, Any] | None = None,
+    *,
+    fallback: int,
+) -> int:
     try:
-        row = cursor.execute(f"SELECT count(*) FROM ({sql.strip().rstrip(';')}\n) AS q").fetchone()
+        counting = f"SELECT count(*) FROM ({sql.strip().rstrip(';')}\n) AS q"
+        row = cursor.execute(counting, params).fetchone()
         return int(row[0]) if row else fallback
     except duckdb.Error:
         return fallback  # counting is a courtesy; the capped rows are right without it

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -13,7 +14,7 @@ import asyncmy
 from asyncmy.cursors import SSCursor
 
 from react_agent.catalog.model import Catalog
-from react_agent.databases.base import QueryFailed, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.mysql_catalog import introspect_mysql
 from react_agent.databases.mysql_connection import (
     connect_options,
@@ -159,11 +160,20 @@ class MySQLDatabase:
         except QueryFailed:
             return None if estimate is None else int(estimate)
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
         """Run `sql` in a read-only transaction, keeping at most `row_limit` rows.
 
         The server stops the query at `timeout` seconds and sends at most `row_limit + 1`
-        rows; cancelling the caller kills the query on the server.
+        rows; cancelling the caller kills the query on the server. `params` binds the
+        scope's `:name` placeholders; `session` (roles, settings) has no MySQL meaning.
 
         Raises:
             QueryFailed: The server refused or stopped the query (the model reads why).
@@ -174,7 +184,7 @@ class MySQLDatabase:
             self._read_only(timeout, select_limit=row_limit + 1) as connection,
             connection.cursor() as cursor,
         ):
-            await cursor.execute(sql)
+            await cursor.execute(*bindable(sql, params))
             raw = list(await cursor.fetchall())
             description = cursor.description or ()
         columns = unique_column_names(str(column[0]) for column in description)
@@ -182,14 +192,16 @@ class MySQLDatabase:
         total = len(raw)
         if is_limited:
             raw = raw[:row_limit]
-            total = await self._count_result(sql, timeout, fallback=total)
+            total = await self._count_result(sql, params, timeout, fallback=total)
         return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
 
-    async def _count_result(self, sql: str, timeout: float, *, fallback: int) -> int:
+    async def _count_result(
+        self, sql: str, params: Mapping[str, Any] | None, timeout: float, *, fallback: int
+    ) -> int:
         try:
             async with self._read_only(timeout) as connection:
                 ((count,),) = await _fetch_all(
-                    connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q"
+                    connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
                 )
                 return int(count)
         except (QueryFailed, ServiceError) as exc:
@@ -212,7 +224,13 @@ class MySQLDatabase:
 
     @asynccontextmanager
     async def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AsyncIterator[RowStream]:
         """Run `sql` read-only, unbuffered; read up to `max_rows` rows, each batch in `timeout` s.
 
@@ -230,7 +248,7 @@ class MySQLDatabase:
             finished = False
             try:
                 async with _batch_time(timeout):
-                    await cursor.execute(sql)
+                    await cursor.execute(*bindable(sql, params))
                 columns = unique_column_names(str(c[0]) for c in cursor.description or ())
 
                 async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
@@ -304,10 +322,26 @@ class MySQLDatabase:
         )
 
 
-async def _fetch_all(connection: Any, sql: str) -> list[tuple[Any, ...]]:
+async def _fetch_all(
+    connection: Any, sql: str, params: Mapping[str, Any] | None = None
+) -> list[tuple[Any, ...]]:
     async with connection.cursor() as cursor:
-        await cursor.execute(sql)
+        await cursor.execute(*bindable(sql, params))
         return list(await cursor.fetchall())
+
+
+def bindable(sql: str, params: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """Return execute()'s arguments: the SQL alone, or with the scope's `:name`s bound.
+
+    The driver formats with `%`: with params, every `%` of the SQL is doubled and each
+    `:name` of a parameter (names carry a per-process prefix the model cannot write)
+    becomes `%(name)s`.
+    """
+    if not params:
+        return (sql,)
+    names = "|".join(re.escape(name) for name in sorted(params, key=len, reverse=True))
+    text = re.sub(rf":({names})\b", r"%(\1)s", sql.replace("%", "%%"))
+    return text, dict(params)
 
 
 async def _roll_back(connection: Any) -> None:

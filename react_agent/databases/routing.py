@@ -9,12 +9,13 @@ the dataset while others do not.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
+from typing import Any
 
 from react_agent.catalog.model import Catalog
-from react_agent.databases.base import SQLDatabase, TableInfo
+from react_agent.databases.base import SessionSettings, SQLDatabase, TableInfo
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 
@@ -66,9 +67,19 @@ class DataSourceRouter:
         """Return the chosen source's catalogue."""
         return await self.source.introspect(sensitive=sensitive, max_distinct=max_distinct)
 
-    async def run_query(self, sql: str, *, row_limit: int, timeout: float) -> QueryResult:
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
         """Run a query on the chosen source."""
-        return await self.source.run_query(sql, row_limit=row_limit, timeout=timeout)
+        return await self.source.run_query(
+            sql, row_limit=row_limit, timeout=timeout, params=params, session=session
+        )
 
     async def explain(self, sql: str, *, timeout: float) -> None:
         """Plan a query on the chosen source."""
@@ -79,10 +90,18 @@ class DataSourceRouter:
         await self.default.ping()
 
     def open_row_stream(
-        self, sql: str, *, max_rows: int, timeout: float
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
     ) -> AbstractAsyncContextManager[RowStream]:
         """Stream a query's rows from the chosen source."""
-        return self.source.open_row_stream(sql, max_rows=max_rows, timeout=timeout)
+        return self.source.open_row_stream(
+            sql, max_rows=max_rows, timeout=timeout, params=params, session=session
+        )
 
     async def aclose(self) -> None:
         """Close the service's own database (datasets are closed by their cache)."""

@@ -49,7 +49,8 @@ ATTEMPTS = [
     Attempt("SELECT * FROM {schema}.orders"),
     Attempt('SELECT * FROM "{schema}"."orders"'),
     Attempt("SELECT s.* FROM {schema}.stores s"),
-    Attempt("SELECT * FROM temp.orders", REFUSED, TABLE, ("sqlite",)),
+    # SQLite's temp schema: the SQL guard refuses it as a system schema, before the scope.
+    Attempt("SELECT * FROM temp.orders", REFUSED, dialects=("sqlite",)),
     Attempt("SELECT * FROM pg_temp.orders", REFUSED, dialects=("postgres",)),
     Attempt("SELECT * FROM otherdb.public.orders", REFUSED, dialects=("postgres",)),
     # --- aliases that look like tables
