@@ -15,6 +15,7 @@ from app.asking.accept import with_service_pauses
 from app.asking.access import actor_and_scope
 from app.asking.approval_data import approval_fields
 from app.asking.quotas import admit_question
+from app.asking.start import start_run
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
 from app.auth import ApiKey
@@ -124,16 +125,7 @@ class DataTools:
     async def _run(
         self, ask: AskRequest, resume: ApprovalDecision | None, report_step: StepReporter
     ) -> RunResult:
-        run = await self.get_service().require_runner().start(
-            "" if resume else ask.question,
-            ask.thread_id,
-            lang=ask.lang,
-            approve_sql=ask.approve_sql,
-            resume=resume,
-            clarify=bool(ask.clarify),
-            scope=ask.scope,
-            actor=ask.actor,
-        )
+        run = await start_run(self.get_service().require_runner(), ask, resume=resume)
         try:
             async for _, event in run.follow(0):
                 if isinstance(event, NodeFinished):

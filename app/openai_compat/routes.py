@@ -16,6 +16,7 @@ from app.asking.accept import with_service_pauses, with_unique_thread_id
 from app.asking.access import request_actor, with_key_user
 from app.asking.bodies import read_json_object
 from app.asking.quotas import admit_question, request_actor_and_scope
+from app.asking.start import start_run
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from app.openai_compat.errors import openai_error_body
@@ -120,16 +121,7 @@ async def start_or_resume(runner: AgentRunner, ask: AskRequest) -> Run:
         snapshot = await runner.graph.aget_state(runner.config_for(ask.thread_id))
         if (pause := pending_approval(snapshot)) is not None:
             resume = decision_for_reply(ask.question, pause)
-    return await runner.start(
-        "" if resume else ask.question,
-        ask.thread_id,
-        lang=ask.lang,
-        approve_sql=ask.approve_sql,
-        resume=resume,
-        clarify=bool(ask.clarify),
-        scope=ask.scope,
-        actor=ask.actor,
-    )
+    return await start_run(runner, ask, resume=resume)
 
 
 def reply_content(result: RunResult, lang: str) -> str:

@@ -10,6 +10,7 @@ from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.bodies import read_json_object
 from app.asking.final_data import build_final_data
+from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.envelope import success_envelope
 from app.openapi import document_errors
@@ -42,17 +43,7 @@ async def answer_question() -> tuple[dict, int, dict[str, str]]:
     g.legacy_envelope = True
     ask = await accept_unique(await read_json_object(request))
     runner = agent_service().require_runner()
-    run = await runner.start(
-        ask.question,
-        ask.thread_id,
-        lang=ask.lang,
-        approve_sql=ask.approve_sql,
-        resume=ask.resume,
-        on_busy=ask.on_busy,
-        clarify=bool(ask.clarify),
-        scope=ask.scope,
-        actor=ask.actor,
-    )
+    run = await start_run(runner, ask)
     g.conversation_id = ask.thread_id  # the thread exists from here on
     result = await run.result()
     if result.approval is not None:

@@ -17,6 +17,7 @@ from quart_schema import (
 from app.app_state import agent_service, app_settings, stream_runs
 from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.bodies import query_args_payload, read_json_object
+from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.errors import request_lang
 from app.schemas import NoContent, StreamEvent, StreamHeaders
@@ -94,18 +95,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
             stream_tools=ask.stream_tools and (ask.scope is None or ask.scope.show_sql),
             conversation_id_ignored=ask.conversation_id_ignored,
         )
-        run = await runner.start(
-            ask.question,
-            ask.thread_id,
-            lang=ask.lang,
-            stream_tokens=ask.stream_tokens,
-            approve_sql=ask.approve_sql,
-            resume=ask.resume,
-            on_busy=ask.on_busy,
-            clarify=bool(ask.clarify),
-            scope=ask.scope,
-            actor=ask.actor,
-        )
+        run = await start_run(runner, ask, stream_tokens=ask.stream_tokens)
     except ServiceError as error:
         ctx = StreamContext(getattr(g, "conversation_id", None) or "", "", request_lang())
         response = stream_response(error_stream(error, ctx, wire), wire)
