@@ -179,9 +179,11 @@ function completeTurn(run, data) {
   const threadId = data.conversation_id ?? conversationId;
   run.turn.showResult(data, { threadId, resultId: ok.at(-1)?.result_id, runId: run.runId });
   sidebar.refresh();
-  // Questions to ask next, from the suggestions (no model call); none when there are none.
+  // Questions to ask next, under the newest answer only (no model call; none if none).
   followUps(run.turn.question, (question) => ask(question)).then((box) => {
-    if (box) run.turn.results.append(box);
+    if (!box) return;
+    for (const earlier of ui.thread.querySelectorAll(".follow-ups")) earlier.remove();
+    run.turn.results.append(box);
   });
 }
 
