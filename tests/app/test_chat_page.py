@@ -163,6 +163,8 @@ async def test_on_a_phone_a_nine_column_result_scrolls_in_its_box_not_the_page(
     await tab.wait_for_answers(1)
     header = tab.hook("results-table").locator(".tabulator-col")
     assert await header.count() >= 9
+    # Measured once the follow-ups (long questions) are under the answer too.
+    await expect(tab.hook("follow-up")).not_to_have_count(0)
 
     widths = await tab.page.evaluate(
         "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"
