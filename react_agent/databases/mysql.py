@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -17,6 +16,7 @@ from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.mysql_catalog import introspect_mysql
 from react_agent.databases.mysql_connection import (
+    bindable,
     connect_options,
     kill_query,
     session_limits_sql,
@@ -329,19 +329,6 @@ async def _fetch_all(
         await cursor.execute(*bindable(sql, params))
         return list(await cursor.fetchall())
 
-
-def bindable(sql: str, params: Mapping[str, Any] | None) -> tuple[Any, ...]:
-    """Return execute()'s arguments: the SQL alone, or with the scope's `:name`s bound.
-
-    The driver formats with `%`: with params, every `%` of the SQL is doubled and each
-    `:name` of a parameter (names carry a per-process prefix the model cannot write)
-    becomes `%(name)s`.
-    """
-    if not params:
-        return (sql,)
-    names = "|".join(re.escape(name) for name in sorted(params, key=len, reverse=True))
-    text = re.sub(rf":({names})\b", r"%(\1)s", sql.replace("%", "%%"))
-    return text, dict(params)
 
 
 async def _roll_back(connection: Any) -> None:

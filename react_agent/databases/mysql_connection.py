@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -148,3 +149,17 @@ async def kill_query(options: dict[str, Any], thread_id: int) -> None:
         logger.info("KILL QUERY %s: %s", thread_id, exc)
     finally:
         await connection.ensure_closed()
+
+
+def bindable(sql: str, params: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """Return execute()'s arguments: the SQL alone, or with the scope's `:name`s bound.
+
+    The driver formats with `%`: with params, every `%` of the SQL is doubled and each
+    `:name` of a parameter (names carry a per-process prefix the model cannot write)
+    becomes `%(name)s`.
+    """
+    if not params:
+        return (sql,)
+    names = "|".join(re.escape(name) for name in sorted(params, key=len, reverse=True))
+    text = re.sub(rf":({names})\b", r"%(\1)s", sql.replace("%", "%%"))
+    return text, dict(params)
