@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from react_agent.audit.database import LedgerDatabase
+from react_agent.databases.service_tables import Migrations
 
 
 def _statements(id_column: str, amount_type: str) -> tuple[str, ...]:
@@ -23,16 +24,23 @@ def _statements(id_column: str, amount_type: str) -> tuple[str, ...]:
     )
 
 
-SCHEMA: dict[str, tuple[str, ...]] = {
-    "sqlite": _statements("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"),
-    "postgres": _statements("BIGSERIAL PRIMARY KEY", "BIGINT"),
-}
-"""Idempotent statements: a table or index already there is left as it is."""
+SCHEMA_LOCK_KEY = 7_261_303_552
+"""PostgreSQL advisory lock key held while the audit's and quotas' tables are migrated."""
+
+MIGRATIONS = Migrations(
+    versions={
+        "sqlite": [_statements("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER")],
+        "postgres": [_statements("BIGSERIAL PRIMARY KEY", "BIGINT")],
+    },
+    version_table="ledger_schema_version",
+    lock_key=SCHEMA_LOCK_KEY,
+)
+"""Version 1 is idempotent, so a database whose tables predate the version table keeps them."""
 
 
 async def create_ledger_schema(database: LedgerDatabase) -> None:
-    """Create the audit's and the quotas' tables if they are missing (safe across workers)."""
-    await database.create_schema(SCHEMA[database.dialect])
+    """Create or migrate the audit's and the quotas' tables (safe across workers)."""
+    await database.migrate(MIGRATIONS)
 
 
 class SchemaOnce:

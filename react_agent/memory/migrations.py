@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from react_agent.memory.database import MemoryDatabase, Migration
+from react_agent.memory.database import (
+    MIGRATION_LOCK_KEY,
+    VERSION_TABLE,
+    MemoryDatabase,
+    Migration,
+    Migrations,
+)
 
 
 def _version_1(id_column: str) -> Migration:
@@ -69,4 +75,6 @@ MIGRATIONS: dict[str, list[Migration]] = {
 
 async def migrate_memory(database: MemoryDatabase) -> int:
     """Bring the memory's schema up to date (idempotent; safe with several processes)."""
-    return await database.migrate(MIGRATIONS)
+    return await database.migrate(
+        Migrations(MIGRATIONS, version_table=VERSION_TABLE, lock_key=MIGRATION_LOCK_KEY)
+    )

@@ -11,7 +11,12 @@ from config import Settings
 from react_agent.databases.open import open_database
 from react_agent.errors import ServiceError
 from react_agent.eval.memory_set import memory_golden_set
-from react_agent.memory.database import open_memory_database
+from react_agent.memory.database import (
+    MIGRATION_LOCK_KEY,
+    VERSION_TABLE,
+    Migrations,
+    open_memory_database,
+)
 from react_agent.memory.examples import ERROR_SQL, REJECTED, SQL, VERIFIED
 from react_agent.memory.migrations import MIGRATIONS, migrate_memory
 from react_agent.memory.store import Memory, open_memory
@@ -90,7 +95,8 @@ async def test_only_an_sql_example_can_be_rejected(memory: Memory):
 async def test_items_stored_before_the_migration_stay_served_as_verified(memory_url: str):
     database = await open_memory_database(memory_url)
     try:
-        await database.migrate({k: v[:2] for k, v in MIGRATIONS.items()})
+        first_two = {k: v[:2] for k, v in MIGRATIONS.items()}
+        await database.migrate(Migrations(first_two, VERSION_TABLE, MIGRATION_LOCK_KEY))
         await database.execute(
             "INSERT INTO memory_items (id, training_data_type, question, content, created_at, "
             "updated_at) VALUES ('old', 'sql', 'q', 'SELECT 1', 't', 't')"
