@@ -26,9 +26,17 @@ class ModelCallReporter(Protocol):
     """Tells the run's listeners of a model call (react_agent.runs.listener_reports)."""
 
     def __call__(
-        self, model: str, outcome: str, seconds: float, usage: dict[str, Any] | None
+        self,
+        model: str,
+        outcome: str,
+        seconds: float,
+        usage: dict[str, Any] | None,
+        error: BaseException | None = None,
     ) -> None:
-        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens."""
+        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens.
+
+        `error` is what a failed call raised.
+        """
 
 
 class SchemaPrompt(Protocol):

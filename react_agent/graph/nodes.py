@@ -149,7 +149,8 @@ class AgentNodes:
             response = await self.model.ainvoke(messages, config)
         except BaseException as exc:
             outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
-            self.report_model_call(self.model_name, outcome, time.perf_counter() - started, None)
+            seconds = time.perf_counter() - started
+            self.report_model_call(self.model_name, outcome, seconds, None, exc)
             raise
         model = (getattr(response, "response_metadata", None) or {}).get("model_name")
         usage = getattr(response, "usage_metadata", None)

@@ -10,13 +10,18 @@ from typing import Any
 
 from sqlglot import exp
 
+from react_agent.errors import classify_exception
 from react_agent.runs.event_sink import current_event_sink
 from react_agent.runs.listeners import ModelCalled, ModelOutcome, QueryFinished, QueryOutcome
 from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 
 def report_model_call(
-    model: str, outcome: ModelOutcome, seconds: float, usage: dict[str, Any] | None
+    model: str,
+    outcome: ModelOutcome,
+    seconds: float,
+    usage: dict[str, Any] | None,
+    error: BaseException | None = None,
 ) -> None:
     """Tell the run's listeners of one model call.
 
@@ -25,12 +30,14 @@ def report_model_call(
         outcome: ok, error or cancelled.
         seconds: How long the call took.
         usage: The answer's `usage_metadata` (input_tokens, output_tokens), if any.
+        error: What a failed call raised (classified as a client would see it).
 
     """
     sink = current_event_sink()
     if sink is None:
         return
     usage = usage or {}
+    problem = classify_exception(error) if error is not None and outcome == "error" else None
     sink.report(
         ModelCalled(
             model=model,
@@ -39,6 +46,8 @@ def report_model_call(
             prompt_tokens=usage.get("input_tokens"),
             completion_tokens=usage.get("output_tokens"),
             subagent=sink.subagent,
+            error_type=problem.error_type if problem is not None else None,
+            error=problem.detail if problem is not None else None,
         )
     )
 

@@ -46,6 +46,10 @@ class ModelCalled:
     completion_tokens: int | None = None
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent's model was called."""
+    error_type: str | None = None
+    """A failed call's error as a client would see it (react_agent.errors.classify_exception)."""
+    error: str | None = None
+    """That error's detail."""
 
 
 @dataclass(frozen=True)
