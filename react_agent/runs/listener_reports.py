@@ -1,4 +1,4 @@
-"""The graph's and the tools' reports of model calls and queries, told to the run's listeners.
+"""The graph's and the tools' reports (model calls, queries, schema), told to the run's listeners.
 
 Given to the nodes and the SQL tools by react_agent/service/assembly.py (they know only
 their Protocols); outside a run, nothing happens. A sub-agent's report carries its tag.
@@ -12,7 +12,14 @@ from sqlglot import exp
 
 from react_agent.errors import classify_exception
 from react_agent.runs.event_sink import current_event_sink
-from react_agent.runs.listeners import ModelCalled, ModelOutcome, QueryFinished, QueryOutcome
+from react_agent.runs.listeners import (
+    ModelCalled,
+    ModelOutcome,
+    QueryFinished,
+    QueryOutcome,
+    SchemaOutcome,
+    SchemaRetrieved,
+)
 from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 
@@ -79,6 +86,14 @@ def report_query(
             subagent=sink.subagent,
         )
     )
+
+
+def report_schema_retrieval(outcome: SchemaOutcome, seconds: float) -> None:
+    """Tell the run's listeners that a question's schema section was made (SchemaRetrieved)."""
+    sink = current_event_sink()
+    if sink is None:
+        return
+    sink.report(SchemaRetrieved(outcome=outcome, seconds=seconds, subagent=sink.subagent))
 
 
 def tables_read(sql: str, dialect: str) -> tuple[str, ...]:

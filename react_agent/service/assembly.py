@@ -26,7 +26,11 @@ from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission import Admission
-from react_agent.runs.listener_reports import report_model_call, report_query
+from react_agent.runs.listener_reports import (
+    report_model_call,
+    report_query,
+    report_schema_retrieval,
+)
 from react_agent.runs.listeners import RunListeners
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
@@ -206,6 +210,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         report_model_call=report_model_call,
         model_name=settings.llm_model,
         schema=schema,
+        report_schema_retrieval=report_schema_retrieval,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),
