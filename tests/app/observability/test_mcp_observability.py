@@ -15,11 +15,14 @@ from pydantic import SecretStr
 
 from tests.app.observability.conftest import flush_spans
 from tests.app.observability.test_metrics import moved, scrape
-from tests.app.observability.test_traces import INCOMING_PARENT, INCOMING_TRACE, TRACEPARENT
+from tests.app.observability.test_traces import INCOMING_PARENT
 from tests.support.live_server import running_service
 from tests.support.waiting import eventually
 
 MCP_ROUTE = "/mcp"
+INCOMING_TRACE = "5c0a1e3f9d2b4a6c8e7f1a2b3c4d5e6f"
+"""A trace of these tests' own: the OTLP receiver keeps every test's spans."""
+TRACEPARENT = f"00-{INCOMING_TRACE}-{INCOMING_PARENT}-01"
 
 
 @asynccontextmanager
