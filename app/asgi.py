@@ -13,6 +13,7 @@ from app.app_state import app_settings_of
 from app.auth import api_keys_of
 from app.envelope import error_envelope
 from app.mcp.server import API_KEY_SCOPE_KEY
+from app.observability.mounted_apps import observed_app
 from config import resolve_lang
 from react_agent.errors import ServiceError
 
@@ -23,7 +24,8 @@ class ServiceASGI:
     """Serves the Quart app and, beside it, the MCP server's streamable-HTTP app.
 
     The MCP session manager starts before Quart's start-up and runs until `stop_mcp` or the
-    end of the lifespan. `/mcp` needs the same API key as every other route.
+    end of the lifespan. `/mcp` needs the same API key as every other route, and has the
+    same HTTP metrics and request span (app/observability/mounted_apps).
     """
 
     def __init__(self, app: Quart) -> None:
@@ -32,6 +34,8 @@ class ServiceASGI:
         self.mcp_app = self.mcp_server.streamable_http_app(
             streamable_http_path=MCP_PATH, host=app_settings_of(app).host
         )
+        # Quart's hooks never see /mcp: its requests are counted and traced here (refusals too).
+        self._observed_mcp = observed_app(self._serve_mcp, MCP_PATH, app_settings_of(app))
         self._mcp_stop = asyncio.Event()
         self._mcp_stopped = asyncio.Event()
 
@@ -49,19 +53,23 @@ class ServiceASGI:
             return
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
-            headers = {
-                name.decode("latin-1").lower(): value.decode("latin-1")
-                for name, value in scope.get("headers", [])
-            }
-            keys = api_keys_of(self.app)
-            try:
-                key = keys.authenticate(headers, None)
-            except ServiceError as error:
-                await send_error(send, error, headers.get("accept-language"))
-                return
-            await self.mcp_app({**scope, API_KEY_SCOPE_KEY: key}, receive, send)
+            await self._observed_mcp(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _serve_mcp(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Check the API key, then hand the request to the MCP app."""
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+        }
+        keys = api_keys_of(self.app)
+        try:
+            key = keys.authenticate(headers, None)
+        except ServiceError as error:
+            await send_error(send, error, headers.get("accept-language"))
+            return
+        await self.mcp_app({**scope, API_KEY_SCOPE_KEY: key}, receive, send)
 
     async def _lifespan(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         # The sessions end before Quart hears of the shutdown, so all is closed by the time

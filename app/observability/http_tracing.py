@@ -11,10 +11,10 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 from quart import Quart, Response, g, request
 
-from react_agent.observability.log_context import bind_log_ids
+from react_agent.observability.log_context import bind_log_ids, bind_trace_parent
 from react_agent.observability.tracing import tracer
 
 TRACE_ID_HEADER = "X-Trace-Id"
@@ -42,6 +42,7 @@ def install_http_tracing(app: Quart) -> None:
         g.trace_token = otel_context.attach(trace.set_span_in_context(span, parent))
         trace_id = format(span.get_span_context().trace_id, "032x")
         bind_log_ids(trace_id=trace_id)
+        bind_trace_parent(traceparent_of(span.get_span_context()))
 
     @app.after_request
     async def end_request_span(response: Response) -> Response:
@@ -72,3 +73,8 @@ def install_http_tracing(app: Quart) -> None:
             except Exception:  # another task's context: nothing of ours is left attached
                 pass
             g.trace_token = None
+
+
+def traceparent_of(context: SpanContext) -> str:
+    """Return a span's W3C `traceparent` (version 00)."""
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{int(context.trace_flags):02x}"

@@ -20,13 +20,14 @@ from app.asking.bodies import query_args_payload, read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.errors import request_lang
+from app.observability.setup import follow_in_trace
 from app.schemas import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext, end_envelope, error_event_envelope
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RUNNING, Batch
+from react_agent.runs.event_store import RUNNING, Batch, RunRecord
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -114,19 +115,21 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
 async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     """Send what a reconnecting client missed (from any worker), or 204 when nothing is left."""
     run_id, after = parse_event_id(last_event_id)
-    first = await _first_event(stream_runs(), run_id, after)
-    if first is None:
+    runs = stream_runs()
+    record = await runs.store.record(run_id) if run_id else None
+    first = await _first_event(runs, record, after) if record is not None else None
+    if record is None or first is None:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either
         return response
-    return stream_response(follow_run(run_id, after=after, wire=wire, first=first), wire)
+    frames = follow_run(run_id, after=after, wire=wire, first=first)
+    # With traces on, the stream's span links to the trace of the run (on whichever worker).
+    return stream_response(follow_in_trace(frames, record, runs.store.owner), wire)
 
 
-async def _first_event(runs: StreamRuns, run_id: str, after: int) -> AsyncIterator | None:
+async def _first_event(runs: StreamRuns, record: RunRecord, after: int) -> AsyncIterator | None:
     """Return the run's event batches after `after`, or None if it has nothing more to send."""
-    record = await runs.store.record(run_id) if run_id else None
-    if record is None:
-        return None
+    run_id = record.run_id
     batches = runs.follow(run_id, after, app_settings().stream_heartbeat)
     if record.status == RUNNING:
         return batches

@@ -15,6 +15,7 @@ from app.streaming.events import (
     stream_envelopes,
 )
 from react_agent.errors import ServiceError
+from react_agent.observability.log_context import current_trace_parent
 from react_agent.runs.event_store import Batch, Payload, RunEventStore, RunRecord
 from react_agent.runs.run import Run
 
@@ -65,7 +66,15 @@ class StreamRuns:
 
     async def publish(self, run: Run, ctx: StreamContext) -> None:
         """Register the run in the store and copy its envelopes there as they come."""
-        record = RunRecord(run.run_id, ctx.thread_id, ctx.user_id, ctx.lang, self.store.owner)
+        # The request's trace, so that a follower on another worker can link to it.
+        record = RunRecord(
+            run.run_id,
+            ctx.thread_id,
+            ctx.user_id,
+            ctx.lang,
+            self.store.owner,
+            trace_parent=current_trace_parent(),
+        )
         await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()))
         self._runs[run.run_id] = run
         self._spawn(self._copy_events(run, ctx))

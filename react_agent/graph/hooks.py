@@ -2,7 +2,7 @@
 
 The graph knows its optional features only through these: service/assembly.py gives the
 nodes an object of each shape (the history's blocks, the memory's retrieval reporter, the
-run's model-call reporter, the catalogue's schema section) or None to leave it out.
+run's model-call and schema reporters, the catalogue's schema section) or None to leave it out.
 """
 
 from __future__ import annotations
@@ -26,9 +26,24 @@ class ModelCallReporter(Protocol):
     """Tells the run's listeners of a model call (react_agent.runs.listener_reports)."""
 
     def __call__(
-        self, model: str, outcome: str, seconds: float, usage: dict[str, Any] | None
+        self,
+        model: str,
+        outcome: str,
+        seconds: float,
+        usage: dict[str, Any] | None,
+        error: BaseException | None = None,
     ) -> None:
-        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens."""
+        """Report one model call: its model, outcome (ok, error, cancelled), time, tokens.
+
+        `error` is what a failed call raised.
+        """
+
+
+class SchemaRetrievalReporter(Protocol):
+    """Tells the run's listeners of a question's schema section (runs/listener_reports)."""
+
+    def __call__(self, outcome: str, seconds: float) -> None:
+        """Report how making the schema section ended (ok, empty, error) and its time."""
 
 
 class SchemaPrompt(Protocol):

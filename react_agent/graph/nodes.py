@@ -22,6 +22,7 @@ from react_agent.graph.hooks import (
     ModelCallReporter,
     RetrievalReporter,
     SchemaPrompt,
+    SchemaRetrievalReporter,
 )
 from react_agent.graph.messages import (
     message_text,
@@ -74,6 +75,8 @@ class AgentNodes:
         model_name: The configured model's name, for reports whose answer names none.
         schema: The schema for each question's prompt (the catalogue); None lists only
             `tables`.
+        report_schema_retrieval: Tells the run's listeners how long the schema section
+            took, once per question; None tells none.
 
     """
 
@@ -92,6 +95,7 @@ class AgentNodes:
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
     schema: SchemaPrompt | None = None
+    report_schema_retrieval: SchemaRetrievalReporter | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -149,7 +153,8 @@ class AgentNodes:
             response = await self.model.ainvoke(messages, config)
         except BaseException as exc:
             outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
-            self.report_model_call(self.model_name, outcome, time.perf_counter() - started, None)
+            seconds = time.perf_counter() - started
+            self.report_model_call(self.model_name, outcome, seconds, None, exc)
             raise
         model = (getattr(response, "response_metadata", None) or {}).get("model_name")
         usage = getattr(response, "usage_metadata", None)
@@ -164,11 +169,19 @@ class AgentNodes:
         question = next(
             (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
         )
+        started = time.perf_counter()
         try:
-            return await self.schema.prompt_section(message_text(question) if question else "")
+            section = await self.schema.prompt_section(message_text(question) if question else "")
         except Exception as exc:
             logger.warning("the schema section could not be made; the prompt lists tables: %s", exc)
-            return ""
+            section, outcome = "", "error"
+        else:
+            outcome = "ok" if section else "empty"
+        # Reported at the question's first model call only (its last message is the question):
+        # the later calls of a question remake the same section for the same words.
+        if self.report_schema_retrieval is not None and state["messages"][-1] is question:
+            self.report_schema_retrieval(outcome, time.perf_counter() - started)
+        return section
 
     async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
         """Retrieve the examples once per question (first model call); a failure costs none.

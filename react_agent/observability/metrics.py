@@ -96,6 +96,12 @@ class ServiceMetrics:
             (),
             FAST_BUCKETS,
         )
+        self.schema_retrieval_duration = histogram(
+            "sqlagent_schema_retrieval_duration_seconds",
+            "The schema catalogue's part of a question's prompt, at its first model call.",
+            ("outcome",),
+            FAST_BUCKETS,
+        )
         self.rejections = counter(
             "sqlagent_admission_rejections",
             "Questions refused at admission (queue full, quota, shutting down).",

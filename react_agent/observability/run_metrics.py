@@ -8,7 +8,13 @@ from typing import Any
 from react_agent.memory.retrieval import SEARCH_EXAMPLES
 from react_agent.observability.metrics import ServiceMetrics
 from react_agent.runs.events import RunFailed, RunFinished, RunStarted, RunWaiting
-from react_agent.runs.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
+from react_agent.runs.listeners import (
+    ListenedRun,
+    ModelCalled,
+    QueryFinished,
+    RunAccepted,
+    SchemaRetrieved,
+)
 from react_agent.runs.tool_events import ToolReturned
 
 CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
@@ -80,6 +86,8 @@ class RunMetrics:
         elif isinstance(event, ToolReturned):
             if event.auto and event.tool_name == SEARCH_EXAMPLES and event.duration_ms is not None:
                 m.retrieval_duration.observe(event.duration_ms / 1000)
+        elif isinstance(event, SchemaRetrieved):
+            m.schema_retrieval_duration.labels(event.outcome).observe(event.seconds)
         elif isinstance(event, RunAccepted):
             m.runs_started.inc()
             self._created[run.run_id] = time.monotonic()

@@ -9,7 +9,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 Payload = dict[str, Any]
@@ -36,6 +36,8 @@ class RunRecord:
     lang: str
     owner: str
     status: str = RUNNING
+    trace_parent: str | None = None
+    """The `traceparent` of the request that started the run, when traces are on."""
 
 
 AbandonedPayloads = Callable[[RunRecord], list[Payload]]
@@ -239,6 +241,4 @@ class InProcessRunEvents:
 
 
 def _with_status(record: RunRecord, status: str) -> RunRecord:
-    return RunRecord(
-        record.run_id, record.thread_id, record.user_id, record.lang, record.owner, status
-    )
+    return replace(record, status=status)

@@ -1,4 +1,4 @@
-"""The graph's and the tools' reports of model calls and queries, told to the run's listeners.
+"""The graph's and the tools' reports (model calls, queries, schema), told to the run's listeners.
 
 Given to the nodes and the SQL tools by react_agent/service/assembly.py (they know only
 their Protocols); outside a run, nothing happens. A sub-agent's report carries its tag.
@@ -10,13 +10,25 @@ from typing import Any
 
 from sqlglot import exp
 
+from react_agent.errors import classify_exception
 from react_agent.runs.event_sink import current_event_sink
-from react_agent.runs.listeners import ModelCalled, ModelOutcome, QueryFinished, QueryOutcome
+from react_agent.runs.listeners import (
+    ModelCalled,
+    ModelOutcome,
+    QueryFinished,
+    QueryOutcome,
+    SchemaOutcome,
+    SchemaRetrieved,
+)
 from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 
 def report_model_call(
-    model: str, outcome: ModelOutcome, seconds: float, usage: dict[str, Any] | None
+    model: str,
+    outcome: ModelOutcome,
+    seconds: float,
+    usage: dict[str, Any] | None,
+    error: BaseException | None = None,
 ) -> None:
     """Tell the run's listeners of one model call.
 
@@ -25,12 +37,14 @@ def report_model_call(
         outcome: ok, error or cancelled.
         seconds: How long the call took.
         usage: The answer's `usage_metadata` (input_tokens, output_tokens), if any.
+        error: What a failed call raised (classified as a client would see it).
 
     """
     sink = current_event_sink()
     if sink is None:
         return
     usage = usage or {}
+    problem = classify_exception(error) if error is not None and outcome == "error" else None
     sink.report(
         ModelCalled(
             model=model,
@@ -39,6 +53,8 @@ def report_model_call(
             prompt_tokens=usage.get("input_tokens"),
             completion_tokens=usage.get("output_tokens"),
             subagent=sink.subagent,
+            error_type=problem.error_type if problem is not None else None,
+            error=problem.detail if problem is not None else None,
         )
     )
 
@@ -70,6 +86,14 @@ def report_query(
             subagent=sink.subagent,
         )
     )
+
+
+def report_schema_retrieval(outcome: SchemaOutcome, seconds: float) -> None:
+    """Tell the run's listeners that a question's schema section was made (SchemaRetrieved)."""
+    sink = current_event_sink()
+    if sink is None:
+        return
+    sink.report(SchemaRetrieved(outcome=outcome, seconds=seconds, subagent=sink.subagent))
 
 
 def tables_read(sql: str, dialect: str) -> tuple[str, ...]:

@@ -2,8 +2,8 @@
 
 Every event a run appends to its log (`Run.append`) is also given to the process's
 listeners, and so are the events only listeners need (`Run.report`): `RunAccepted`,
-`ModelCalled` and `QueryFinished`. Those never enter the log, so the SSE and NDJSON
-streams, the run event store and the sync answer are exactly what they were.
+`ModelCalled`, `QueryFinished` and `SchemaRetrieved`. Those never enter the log, so the
+SSE and NDJSON streams, the run event store and the sync answer are exactly what they were.
 
 A listener is called synchronously in the run's task (or, for `RunAccepted`, in the
 request that started the run), so it must be cheap and must not block; whatever it
@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 ModelOutcome = Literal["ok", "error", "cancelled"]
 QueryOutcome = Literal["ok", "refused", "error", "timeout", "rejected"]
+SchemaOutcome = Literal["ok", "empty", "error"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ class ModelCalled:
     completion_tokens: int | None = None
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent's model was called."""
+    error_type: str | None = None
+    """A failed call's error as a client would see it (react_agent.errors.classify_exception)."""
+    error: str | None = None
+    """That error's detail."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,20 @@ class QueryFinished:
     row_count: int | None = None
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent ran the query."""
+
+
+@dataclass(frozen=True)
+class SchemaRetrieved:
+    """The schema catalogue's part of a question's prompt was made (react_agent.catalog.context).
+
+    Once per question, at its first model call. `outcome` is ok (a schema section), empty
+    (no catalogue built yet: the prompt lists table names) or error (left out).
+    """
+
+    outcome: SchemaOutcome
+    seconds: float
+    subagent: dict[str, str] | None = None
+    """`{id, description}` when a sub-agent's prompt was made."""
 
 
 class ListenedRun(Protocol):

@@ -117,9 +117,17 @@ class PostgresRunEvents:
         claim = asyncio.ensure_future(self.locks.claim(liveness_key(record.run_id)))
         try:
             await self.tables.execute(
-                "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
-                " VALUES (%s, %s, %s, %s, %s, %s)",
-                (record.run_id, record.thread_id, record.user_id, record.lang, RUNNING, self.owner),
+                "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner, trace_parent)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    record.run_id,
+                    record.thread_id,
+                    record.user_id,
+                    record.lang,
+                    RUNNING,
+                    self.owner,
+                    record.trace_parent,
+                ),
             )
         except Exception:
             with contextlib.suppress(Exception):
@@ -187,7 +195,8 @@ class PostgresRunEvents:
             return local
         await self.ensure_tables()
         rows = await self.tables.fetch(
-            "SELECT run_id, thread_id, user_id, lang, owner, status FROM runs WHERE run_id = %s",
+            "SELECT run_id, thread_id, user_id, lang, owner, status, trace_parent"
+            " FROM runs WHERE run_id = %s",
             (run_id,),
         )
         return RunRecord(*rows[0]) if rows else None

@@ -48,6 +48,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
     """,
+    # 4: the trace of the request that started the run (a W3C traceparent), so a follower
+    # on another worker links its own trace to it.
+    """
+    ALTER TABLE runs ADD COLUMN trace_parent text;
+    """,
 )
 """Each entry is one schema version; append new ones, never edit applied ones."""
 

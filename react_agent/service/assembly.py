@@ -26,7 +26,11 @@ from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission import Admission
-from react_agent.runs.listener_reports import report_model_call, report_query
+from react_agent.runs.listener_reports import (
+    report_model_call,
+    report_query,
+    report_schema_retrieval,
+)
 from react_agent.runs.listeners import RunListeners
 from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
@@ -164,6 +168,8 @@ async def _start_runs(
         )
     )
     service.runner = _build_runner(service, model, locks)
+    # The model's last-known reachability for /ready, from the calls that answer questions.
+    service.runner.listeners.add(service.model_reachability)
     if service.ledger is not None:  # the audit trail and the token tally (AUDIT, QUOTA_*)
         service.runner.listeners.add(service.ledger.listener)
     stack.push_async_callback(service.runner.aclose)
@@ -188,12 +194,10 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     retriever = service.memory.retriever if service.memory and settings.memory else None
     if retriever is not None:
         tools += build_memory_tools(retriever)
-    # Every model call's outcome is recorded for /ready: its last-known reachability.
-    observed = {"callbacks": [service.model_calls]}
     schema = schema_context(service)
     tools += schema_tools(schema)
     nodes = AgentNodes(
-        model=model.bind_tools(tools).with_config(observed),
+        model=model.bind_tools(tools),
         dialect=service.database.dialect,
         tables=service.tables,
         max_turns=settings.trim_max_turns,
@@ -206,6 +210,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         report_model_call=report_model_call,
         model_name=settings.llm_model,
         schema=schema,
+        report_schema_retrieval=report_schema_retrieval,
         history=TurnHistory(
             settings.history_mode, settings.history_index_max, service.database.dialect
         ),
@@ -220,11 +225,11 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
                 recursion_limit=settings.subagent_recursion_limit,
             ),
         ]
-        nodes = replace(nodes, model=model.bind_tools(tools).with_config(observed))
+        nodes = replace(nodes, model=model.bind_tools(tools))
     if settings.clarify == "on":
         # The main agent may pause a question to ask the person (runs say when it may).
         tools = [*tools, build_ask_user_tool(settings.clarify_max)]
-        nodes = replace(nodes, model=model.bind_tools(tools).with_config(observed), clarify=True)
+        nodes = replace(nodes, model=model.bind_tools(tools), clarify=True)
     approval = SqlApproval(service.database.dialect, settings.allowed_tables, report_query)
     graph = build_graph(nodes, tools, service.checkpointer, approval)
     return AgentRunner(

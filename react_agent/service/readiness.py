@@ -49,7 +49,7 @@ async def check_readiness(
             required=True,
         ),
         "memory": _part(memory_problem, required=False),
-        "model": {**service.model_calls.report(), "required": False},
+        "model": {**service.model_reachability.report(), "required": False},
     }
     down = [name for name in REQUIRED if not parts[name]["ok"]]
     report = {"ready": not down, "parts": parts}

@@ -16,11 +16,11 @@ from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSa
 from react_agent.databases.base import SQLDatabase
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
-from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
 from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
 from react_agent.service.ledger import Ledger
+from react_agent.service.model_reachability import ModelReachability
 
 
 @dataclass
@@ -40,8 +40,8 @@ class AgentService:
     """Why `memory` is None (the agent answers without examples then)."""
     run_events: RunEventStore | None = None
     """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
-    model_calls: ModelCallOutcomes = field(default_factory=ModelCallOutcomes)
-    """The outcome of the model's last call, for /ready (recorded by a callback, no call)."""
+    model_reachability: ModelReachability = field(default_factory=ModelReachability)
+    """The outcome of the model's last call, for /ready (a run listener: no call of its own)."""
     ledger: Ledger | None = None
     """The audit trail and the quota counters; None when AUDIT and every quota are off."""
     catalog: CatalogService | None = None

@@ -18,7 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 @dataclass(frozen=True)
 class ReceivedSpan:
-    """One span as the collector got it: ids in hex, name, parent, attributes."""
+    """One span as the collector got it: ids in hex, name, parent, attributes, links."""
 
     trace_id: str
     span_id: str
@@ -26,6 +26,8 @@ class ReceivedSpan:
     name: str
     attributes: dict[str, Any]
     service_name: str
+    links: tuple[tuple[str, str], ...] = ()
+    """The spans it links to, as (trace_id, span_id) in hex."""
 
 
 class OTLPReceiver:
@@ -79,6 +81,7 @@ class OTLPReceiver:
                             name=span.name,
                             attributes={a.key: _value(a.value) for a in span.attributes},
                             service_name=str(resource.get("service.name", "")),
+                            links=tuple((k.trace_id.hex(), k.span_id.hex()) for k in span.links),
                         )
                     )
         with self._lock:

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
+from app.app_state import agent_service_of
 from config import Settings
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
@@ -126,6 +127,37 @@ async def test_a_completed_question_with_a_query_moves_exactly_its_counters(serv
     rows = ("sqlagent_sql_query_rows_sum", frozenset({("backend", "sqlite")}))
     assert after[rows] - before.get(rows, 0) == 7
     assert after[("sqlagent_runs_active", frozenset())] == 0
+
+
+async def test_the_schema_retrieval_is_observed_once_per_question_of_two_model_calls(
+    settings, model
+):
+    on = settings.model_copy(update={"metrics": True, "schema_prompt_budget": 12_000})
+    model.replies = [call_tool("run_sql", sql=SQL), answer("七个地区"), answer("还是七个")]
+    schema_count = (
+        "sqlagent_schema_retrieval_duration_seconds_count",
+        (("outcome", "ok"),),
+    )
+    async with running_service(on, model=model) as service:
+        catalog = agent_service_of(service.app).catalog
+        assert catalog is not None
+        await catalog.wait_ready()
+        before = await scrape(service)
+        status, body = await service.ask(question="有哪些地区？", user_id="wang1")
+        assert status == 200
+        middle = await scrape(service)
+        thread = body["data"]["conversation_id"]
+        status, _ = await service.ask(question="再说一次", user_id="wang1", thread_id=thread)
+        assert status == 200
+        after = await scrape(service)
+
+    first, second = moved(before, middle), moved(middle, after)
+    assert first[("sqlagent_model_calls_total", (("model", MODEL), ("outcome", "ok")))] == 2
+    assert first[schema_count] == 1
+    assert second[schema_count] == 1
+    assert [key for key in first if key[0].startswith("sqlagent_schema")] == [schema_count]
+    seconds = ("sqlagent_schema_retrieval_duration_seconds_sum", frozenset({("outcome", "ok")}))
+    assert 0 < middle[seconds] - before.get(seconds, 0.0) < 5
 
 
 async def test_a_failed_question_counts_a_failed_run_and_a_failed_model_call(service, model):

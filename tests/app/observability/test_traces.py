@@ -19,7 +19,8 @@ from tests.react_agent.subagents.test_delegate import (
 )
 from tests.support.live_server import running_service
 from tests.support.scripted_model import answer, call_tool
-from tests.support.sse import open_stream
+from tests.support.sse import STREAM_PATH, open_stream
+from tests.support.waiting import eventually
 
 SQL = "SELECT region_name FROM regions ORDER BY region_name"
 INCOMING_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -183,3 +184,37 @@ async def test_without_traceparent_a_new_trace_starts_and_is_sent_back(traced, m
     assert len(trace_id) == 32 and trace_id != INCOMING_TRACE and int(trace_id, 16)
     assert response.headers["traceparent"].startswith(f"00-{trace_id}-")
     assert response.json()["data"]["react_agent_meta"]["trace_id"] == trace_id
+
+
+async def test_a_resumed_stream_follows_in_a_span_linked_to_the_request_that_ran_it(
+    traced, model, span_exporter
+):
+    model.replies = [answer("好")]
+    body = {"question": "你好", "thread_id": "wang1:20250131103000078"}
+    async with open_stream(traced.http, json=body) as (response, events):
+        owner_trace = response.headers["X-Trace-Id"]
+        sent = [event async for event in events]
+    run_id = sent[0].id.partition(":")[0]
+    resumed = await traced.http.get(
+        STREAM_PATH, headers={"Last-Event-ID": f"{run_id}:1", "Accept": "text/event-stream"}
+    )
+    assert resumed.status_code == 200 and f"id: {run_id}:{len(sent)}" in resumed.text
+    follower_trace = resumed.headers["X-Trace-Id"]
+    assert follower_trace != owner_trace  # a reconnect is a request, and a trace, of its own
+
+    def follow_spans() -> list[ReadableSpan]:
+        return [s for s in spans_of(span_exporter, follower_trace) if s.name == "follow run"]
+
+    assert await eventually(lambda: len(follow_spans()) == 1)  # it ends with the stream
+    (follow,) = follow_spans()
+    request = one(spans_of(span_exporter, follower_trace), f"GET {STREAM_PATH}")
+    assert follow.parent.span_id == request.context.span_id
+    assert follow.attributes["sqlagent.run_id"] == run_id
+    assert follow.attributes["sqlagent.follow.remote"] is False  # this process ran it
+    (link,) = follow.links
+    owner_spans = spans_of(span_exporter, owner_trace)
+    owner_request = one(owner_spans, f"POST {STREAM_PATH}")
+    assert link.context.trace_id == owner_request.context.trace_id
+    assert link.context.span_id == owner_request.context.span_id
+    # The linked span is the run's parent: the follower's trace leads to the run.
+    assert one(owner_spans, "invoke_agent sql_react_agent").parent.span_id == link.context.span_id

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
-
-from react_agent.errors import classify_exception
+from react_agent.runs.listeners import ListenedRun, ModelCalled
 from react_agent.timestamps import now_timestamp
 
 ANSWERED_ERRORS = frozenset({"LLM_BAD_REQUEST", "LLM_RATE_LIMITED"})
@@ -32,53 +29,42 @@ class ModelCallOutcome:
     error: str | None = None
 
 
-class ModelCallOutcomes(BaseCallbackHandler):
-    """A callback on the chat model that keeps the outcome of its last finished call.
+class ModelReachability:
+    """A run listener (runs/listeners) that keeps the outcome of the model's last call.
 
-    Recorded from the calls that answer questions, so knowing costs no call of its own
-    (no paid request just to ask whether the server is up). A cancelled call says nothing
+    Learnt from the `ModelCalled` events of the calls that answer questions, so knowing
+    costs no call of its own (no paid request just to ask whether the server is up). A
+    cancelled call, or a failure that is not the server's (a bug of ours), says nothing
     about the server and is not recorded.
     """
 
-    run_inline = True
-    """Called right where the event happens: no thread, no task (it only stores a result)."""
-
     def __init__(self) -> None:
-        super().__init__()
         self.last: ModelCallOutcome | None = None
         self.calls = 0
         self.failures = 0
 
-    @property
-    def ignore_chat_model(self) -> bool:
-        """Skip the start of each call (only its end matters here).
+    def on_run_event(self, run: ListenedRun, event: Any) -> None:
+        """Record the end of a model call; every other event is not about the model."""
+        if isinstance(event, ModelCalled):
+            self.record(event)
 
-        Without this, langchain renders the prompt as text for `on_llm_start`: CPU spent
-        on every model call for nothing.
-        """
-        return True
-
-    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
-        """Record a call that returned an answer."""
-        self.calls += 1
-        self.last = ModelCallOutcome(True, True, now_timestamp(), time.monotonic())
-
-    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Record a call that failed, classified as the error a client would see."""
-        if isinstance(error, asyncio.CancelledError):
+    def record(self, call: ModelCalled) -> None:
+        """Record one model call's outcome (see the class docstring for what is skipped)."""
+        if call.outcome == "ok":
+            self.calls += 1
+            self.last = ModelCallOutcome(True, True, now_timestamp(), time.monotonic())
             return
-        problem = classify_exception(error)
-        if not problem.error_type.startswith("LLM_"):
-            return  # not the server's doing (a bug of ours, say): nothing learnt about it
+        if call.outcome != "error" or not (call.error_type or "").startswith("LLM_"):
+            return
         self.calls += 1
         self.failures += 1
         self.last = ModelCallOutcome(
             False,
-            problem.error_type in ANSWERED_ERRORS,
+            call.error_type in ANSWERED_ERRORS,
             now_timestamp(),
             time.monotonic(),
-            problem.error_type,
-            problem.detail,
+            call.error_type,
+            call.error,
         )
 
     def report(self) -> dict[str, Any]:
