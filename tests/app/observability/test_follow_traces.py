@@ -15,7 +15,6 @@ from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
 from tests.support.sse import STREAM_PATH
 from tests.support.waiting import eventually
 
-
 INCOMING_TRACE = "6d1b2f4a0e3c5b7d9f8a2b3c4d5e6f70"
 """A trace of this test's own: the OTLP receiver keeps every test's spans."""
 TRACEPARENT = f"00-{INCOMING_TRACE}-{INCOMING_PARENT}-01"
