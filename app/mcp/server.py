@@ -12,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from app.auth import ApiKey
 from app.mcp.elicitation import person_asker
 from app.mcp.tools import DataTools, decision_from_tool
+from app.observability.mounted_apps import in_request_trace
 from config import DEFAULT_LANG
 from react_agent.errors import ServiceError
 
@@ -47,7 +48,7 @@ def build_mcp_server(tools: DataTools) -> MCPServer:
         async def report_step(step: int, line: str) -> None:
             await ctx.report_progress(step, None, line)
 
-        with tool_errors():
+        with tool_errors(), in_request_trace(request_scope(ctx)):
             return await tools.ask_data(
                 question,
                 conversation_id,
@@ -79,7 +80,7 @@ def build_mcp_server(tools: DataTools) -> MCPServer:
         async def report_step(step: int, line: str) -> None:
             await ctx.report_progress(step, None, line)
 
-        with tool_errors():
+        with tool_errors(), in_request_trace(request_scope(ctx)):
             decision = decision_from_tool(interrupt_id, action, text, sql, comment)
             return await tools.answer_pending(
                 conversation_id,
@@ -114,8 +115,13 @@ def tool_errors() -> Iterator[None]:
         raise ToolError(f"{error.error_type}: {error.detail}") from error
 
 
+def request_scope(ctx: Context) -> dict[str, Any] | None:
+    """Return the ASGI scope of the HTTP request that called the tool (None over stdio)."""
+    scope = getattr(ctx.request_context.request, "scope", None)
+    return scope if isinstance(scope, dict) else None
+
+
 def request_api_key(ctx: Context) -> ApiKey | None:
     """Return the API key the HTTP request carried (None over stdio, or with keys off)."""
-    request = ctx.request_context.request
-    scope = getattr(request, "scope", None)
-    return scope.get(API_KEY_SCOPE_KEY) if isinstance(scope, dict) else None
+    scope = request_scope(ctx)
+    return scope.get(API_KEY_SCOPE_KEY) if scope is not None else None

@@ -10,12 +10,36 @@ The span ends when the exchange does: an MCP call's answer is a stream, the call
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from config import Settings
 
 ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+TRACE_CONTEXT_SCOPE_KEY = "sql_agent.trace_context"
+"""Where the request span's context waits in the ASGI scope for work the app runs elsewhere."""
+
+
+@contextmanager
+def in_request_trace(scope: Any) -> Iterator[None]:
+    """Run the block in the trace of the request whose ASGI scope is `scope`.
+
+    The MCP SDK runs a tool in a task of its session, begun by an earlier request, so
+    the tool does not inherit the span of the request that called it; it is attached
+    here. Nothing happens when traces are off (no context was stored).
+    """
+    stored = scope.get(TRACE_CONTEXT_SCOPE_KEY) if isinstance(scope, dict) else None
+    if stored is None:
+        yield
+        return
+    from opentelemetry import context as otel_context
+
+    token = otel_context.attach(stored)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
 
 
 def observed_app(app: ASGIApp, route: str, settings: Settings) -> ASGIApp:
@@ -99,7 +123,9 @@ def _traced(app: ASGIApp, route: str) -> ASGIApp:
                     span.set_status(Status(StatusCode.ERROR))
             await send(message)
 
-        token = otel_context.attach(trace.set_span_in_context(span, parent))
+        inside = trace.set_span_in_context(span, parent)
+        scope[TRACE_CONTEXT_SCOPE_KEY] = inside
+        token = otel_context.attach(inside)
         bind_log_ids(trace_id=trace_id)
         try:
             await app(scope, receive, send_traced)

@@ -16,7 +16,9 @@ from pydantic import SecretStr
 from tests.app.observability.conftest import flush_spans
 from tests.app.observability.test_metrics import moved, scrape
 from tests.app.observability.test_traces import INCOMING_PARENT
+from tests.app.test_mcp_server import REGION_SQL
 from tests.support.live_server import running_service
+from tests.support.scripted_model import answer, call_tool
 from tests.support.waiting import eventually
 
 MCP_ROUTE = "/mcp"
@@ -120,3 +122,37 @@ async def test_an_mcp_tool_call_is_served_in_a_server_span_of_the_incoming_trace
     flush_spans()
     received = [s for s in receiver.of_trace(INCOMING_TRACE) if s.name == "POST /mcp"]
     assert {s.span_id for s in received} >= {format(s.context.span_id, "016x") for s in mcp_spans()}
+
+
+async def test_an_mcp_question_runs_inside_the_trace_of_the_request_that_asked_it(
+    traced, model, span_exporter
+):
+    trace_id = "7e2d4c6a8b0f1e3d5c7b9a0f2e4d6c8b"
+    model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("七个地区都有门店。")]
+    seen: Counter[tuple[str, int]] = Counter()
+    headers = {"traceparent": f"00-{trace_id}-{INCOMING_PARENT}-01"}
+    async with tallied_session(traced.base_url, seen, headers) as session:
+        asked = await session.call_tool("ask_data", {"question": "每个地区有几家门店"})
+    assert not asked.is_error, asked.content
+
+    def of_trace(name: str) -> list:
+        return [
+            s
+            for s in span_exporter.get_finished_spans()
+            if format(s.context.trace_id, "032x") == trace_id and s.name == name
+        ]
+
+    # The SDK runs the tool in its session's task; the run is still the request's child.
+    assert await eventually(lambda: len(of_trace("invoke_agent sql_react_agent")) == 1)
+    [run] = of_trace("invoke_agent sql_react_agent")
+    posts = {s.context.span_id for s in of_trace("POST /mcp")}
+    assert run.parent.span_id in posts
+    assert run.attributes["sqlagent.outcome"] == "completed"
+    in_trace = [
+        s
+        for s in span_exporter.get_finished_spans()
+        if format(s.context.trace_id, "032x") == trace_id
+    ]
+    assert [s.attributes["db.query.text"] for s in in_trace if "db.query.text" in s.attributes] == [
+        REGION_SQL
+    ]
