@@ -42,8 +42,8 @@ from app.routes import (
 )
 from app.streaming.runs import StreamRuns
 from config import Settings
-from react_agent.runs.event_store import InProcessRunEvents
-from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.store.events import InProcessRunEvents
+from react_agent.runs.store.postgres.locks import ThreadLocks
 from react_agent.service import open_agent_service
 
 MAX_BODY_BYTES = 64 * 1024

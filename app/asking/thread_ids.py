@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RunEventStore
+from react_agent.runs.store.events import RunEventStore
 
 MAX_RESERVE_ATTEMPTS = 1000
 """New ids tried before giving up; each try is a later millisecond than the one before."""

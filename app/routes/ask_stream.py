@@ -26,7 +26,7 @@ from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RUNNING, Batch
+from react_agent.runs.store.events import RUNNING, Batch
 
 blueprint = Blueprint("ask_stream", __name__)
 

@@ -28,11 +28,11 @@ from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission import Admission
 from react_agent.runs.listener_reports import report_model_call, report_query
 from react_agent.runs.listeners import RunListeners
-from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
-from react_agent.runs.stores import default_locks, open_run_events
-from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
+from react_agent.runs.store.open import default_locks, open_run_events
+from react_agent.runs.store.postgres.events import PostgresRunEvents
+from react_agent.runs.store.postgres.locks import PostgresThreadLocks, ThreadLocks
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.ledger import open_ledger

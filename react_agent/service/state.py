@@ -18,8 +18,8 @@ from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
 from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
-from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
+from react_agent.runs.store.events import RunEventStore
 from react_agent.service.ledger import Ledger
 
 

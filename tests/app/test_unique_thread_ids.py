@@ -12,8 +12,8 @@ import pytest
 from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from react_agent.databases.postgres_pool import open_pool
-from react_agent.runs.postgres_event_store import PostgresRunEvents
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from react_agent.runs.store.postgres.events import PostgresRunEvents
+from react_agent.runs.store.postgres.locks import PostgresThreadLocks
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session
 from tests.support.scripted_model import answer

@@ -16,8 +16,8 @@ from react_agent.conversations.postgres_checkpointer import open_postgres_checkp
 from react_agent.conversations.thread_index import list_thread_ids
 from react_agent.databases.postgres_pool import postgres_conninfo
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from react_agent.runs.store.events import FINISHED, RunRecord
+from react_agent.runs.store.postgres.locks import PostgresThreadLocks
 from react_agent.service import open_agent_service
 from tests.support.held_runs import poll_until
 from tests.support.postgres import unreachable_postgres_url

@@ -8,10 +8,10 @@ import psycopg
 import pytest
 
 from react_agent.errors import ServiceError
-from react_agent.runs.event_batches import MAX_WRITES_IN_FLIGHT
-from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.postgres_event_store import liveness_key
-from react_agent.runs.run_store_schema import MIGRATIONS
+from react_agent.runs.store.events import FINISHED, RunRecord
+from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT
+from react_agent.runs.store.postgres.events import liveness_key
+from react_agent.runs.store.postgres.schema import MIGRATIONS
 from tests.support.held_runs import poll_until
 from tests.support.run_stores import open_two_stores
 

@@ -11,7 +11,7 @@ import pytest
 
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.errors import ServiceError
-from react_agent.runs.thread_locks import (
+from react_agent.runs.store.postgres.locks import (
     LOCK_SESSION_NAME,
     LOCK_SESSIONS,
     InProcessThreadLocks,

@@ -9,9 +9,13 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.postgres_pool import open_pool
-from react_agent.runs.event_store import InProcessRunEvents, RunEventStore
-from react_agent.runs.postgres_event_store import PostgresRunEvents
-from react_agent.runs.thread_locks import InProcessThreadLocks, PostgresThreadLocks, ThreadLocks
+from react_agent.runs.store.events import InProcessRunEvents, RunEventStore
+from react_agent.runs.store.postgres.events import PostgresRunEvents
+from react_agent.runs.store.postgres.locks import (
+    InProcessThreadLocks,
+    PostgresThreadLocks,
+    ThreadLocks,
+)
 
 
 def default_locks(checkpoint_pool: AsyncConnectionPool | None) -> ThreadLocks:
