@@ -19,7 +19,7 @@ from react_agent.errors import ServiceError
 from react_agent.graph.model_calls import ModelCallOutcomes
 from react_agent.memory.store import Memory
 from react_agent.runs.runner import AgentRunner
-from react_agent.runs.store.events import RunEventStore
+from react_agent.runs.store.run_store import RunStore
 from react_agent.service.ledger import Ledger
 
 
@@ -38,8 +38,9 @@ class AgentService:
     """Ratings and examples; None when their database could not be opened."""
     memory_problem: ServiceError | None = None
     """Why `memory` is None (the agent answers without examples then)."""
-    run_events: RunEventStore | None = None
-    """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    run_store: RunStore | None = None
+    """Thread claims, streamed runs' events and thread ids: PostgreSQL (shared by every
+    worker) or memory; opened with the service, whether or not it can answer."""
     model_calls: ModelCallOutcomes = field(default_factory=ModelCallOutcomes)
     """The outcome of the model's last call, for /ready (recorded by a callback, no call)."""
     ledger: Ledger | None = None

@@ -1,73 +1,59 @@
-"""Where a process keeps its runs: the thread claims and the run event store it opens."""
+"""Where a process keeps its runs: the one choice of store (memory, or PostgreSQL)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from psycopg_pool import AsyncConnectionPool
-
-from react_agent.databases.postgres_pool import open_pool
-from react_agent.runs.store.events import InProcessRunEvents, RunEventStore
-from react_agent.runs.store.postgres.events import PostgresRunEvents
-from react_agent.runs.store.postgres.locks import (
+from react_agent.runs.store.local import (
+    InProcessRunEvents,
+    InProcessThreadIds,
     InProcessThreadLocks,
-    PostgresThreadLocks,
-    ThreadLocks,
 )
+from react_agent.runs.store.locks import ThreadLocks
+from react_agent.runs.store.run_store import RunStore
 
-
-def default_locks(checkpoint_pool: AsyncConnectionPool | None) -> ThreadLocks:
-    """Return the thread claims: advisory locks on PostgreSQL (every process), else in memory.
-
-    Args:
-        checkpoint_pool: The checkpointer's pool when it is PostgreSQL, else None.
-
-    """
-    if checkpoint_pool is not None:
-        return PostgresThreadLocks(checkpoint_pool)
-    return InProcessThreadLocks()
+if TYPE_CHECKING:
+    from psycopg_pool import AsyncConnectionPool
 
 
 @asynccontextmanager
-async def open_run_events(
+async def open_run_store(
     checkpoint_pool: AsyncConnectionPool | None,
-    locks: ThreadLocks,
     *,
     ttl: float,
     max_run_seconds: float,
     pool_options: dict[str, Any],
-) -> AsyncIterator[RunEventStore]:
-    """Open the run event store, in the checkpoint database when that is PostgreSQL.
-
-    There it gets a pool of its own: the statements a question makes before its stream
-    says `started` (claiming the run, storing its row and first events) must not queue
-    behind the checkpoint writes of the questions already running.
+    locks: ThreadLocks | None = None,
+) -> AsyncIterator[RunStore]:
+    """Open the run store: in the checkpoint database when that is PostgreSQL, else in memory.
 
     Args:
         checkpoint_pool: The checkpointer's pool when it is PostgreSQL (its database
-            holds the run tables), else None: the runs are kept in memory.
-        locks: Thread claims shared with the runner.
+            holds the run tables and the advisory locks), else None: the runs are kept in
+            memory.
         ttl: Seconds an ended run stays resumable (RUN_EVENTS_TTL).
         max_run_seconds: Longest a run may take (RUN_TIMEOUT).
         pool_options: The PostgreSQL pool options (sizes, lifetimes, timeouts).
+        locks: Thread claims to use instead of the store's own (not closed here).
 
     """
     if checkpoint_pool is None:
-        store: RunEventStore = InProcessRunEvents(ttl)
+        events = InProcessRunEvents(ttl)
         try:
-            yield store
+            yield RunStore(locks or InProcessThreadLocks(), events, InProcessThreadIds())
         finally:
-            await store.aclose()
+            await events.aclose()
         return
-    pool = await open_pool(checkpoint_pool.conninfo, name="run-events", **pool_options)
-    try:
-        postgres = PostgresRunEvents(pool, locks, ttl=ttl, max_run_seconds=max_run_seconds)
-        postgres.start()
-        try:
-            yield postgres
-        finally:
-            await postgres.aclose()
-    finally:
-        await pool.close()
+    # Imported here: a process on SQLite never loads the PostgreSQL store.
+    from react_agent.runs.store.postgres.opening import open_postgres_store
+
+    async with open_postgres_store(
+        checkpoint_pool,
+        ttl=ttl,
+        max_run_seconds=max_run_seconds,
+        pool_options=pool_options,
+        locks=locks,
+    ) as store:
+        yield store

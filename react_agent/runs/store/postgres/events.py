@@ -14,15 +14,15 @@ from react_agent.runs.store.events import (
     RUNNING,
     AbandonedPayloads,
     Batch,
-    InProcessRunEvents,
     Payload,
     RunRecord,
     flatten,
     process_owner_id,
 )
+from react_agent.runs.store.local import InProcessRunEvents
+from react_agent.runs.store.locks import Release, ThreadLocks
 from react_agent.runs.store.postgres.batches import EventBatches
 from react_agent.runs.store.postgres.follow import RemoteFollower, liveness_key
-from react_agent.runs.store.postgres.locks import Release, ThreadLocks
 from react_agent.runs.store.postgres.notifications import (
     CANCEL_CHANNEL,
     EVENTS_CHANNEL,
@@ -237,11 +237,6 @@ class PostgresRunEvents:
                 f" SELECT pg_notify('{CANCEL_CHANNEL}', %s)",
                 (run_id, run_id),
             )
-
-    async def reserve_thread_id(self, thread_id: str) -> bool:
-        """Insert the id into `thread_ids`; False if some process inserted it first."""
-        await self.ensure_tables()
-        return await self.tables.reserve_thread_id(thread_id)
 
     async def expire(self) -> int:
         """Delete ended runs older than the TTL (and runs a dead owner left); return how many."""

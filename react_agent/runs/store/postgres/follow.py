@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Batch
+from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.postgres.abandoned import close_abandoned_run
-from react_agent.runs.store.postgres.locks import ThreadLocks
 from react_agent.runs.store.postgres.notifications import FOLLOW_CHANNEL, RunNotifications
 from react_agent.runs.store.postgres.tables import RunTables
 
