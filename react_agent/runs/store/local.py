@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from react_agent.runs.event_log import EventLog
 from react_agent.runs.store.events import (
     FINISHED,
     AbandonedPayloads,
@@ -24,14 +24,8 @@ from react_agent.runs.store.locks import Release, thread_busy
 class _LocalRun:
     record: RunRecord
     cancel: Callable[[], None]
-    events: list[Payload] = field(default_factory=list)
-    ended: bool = False
+    log: EventLog[Payload] = field(default_factory=EventLog)
     ended_at: float = 0.0
-    appended: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def wake(self) -> None:
-        self.appended.set()
-        self.appended = asyncio.Event()
 
 
 class InProcessRunEvents:
@@ -65,19 +59,18 @@ class InProcessRunEvents:
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
         """Keep event `seq` and wake the run's followers."""
-        run = self._runs[run_id]
-        if seq == len(run.events) + 1:
-            run.events.append(payload)
-            run.wake()
+        log = self._runs[run_id].log
+        if seq == len(log.items) + 1:
+            log.append(payload)
 
     async def finish(self, run_id: str) -> None:
         """Mark the run as ended and wake its followers."""
         run = self._runs.get(run_id)
-        if run is not None and not run.ended:
-            run.ended, run.ended_at = True, self.clock()
+        if run is not None and not run.log.ended:
+            run.ended_at = self.clock()
             self._ended.append((run.ended_at, run_id))
             run.record = _with_status(run.record, FINISHED)
-            run.wake()
+            run.log.end()
 
     async def record(self, run_id: str) -> RunRecord | None:
         """Return the run kept here, if any."""
@@ -109,20 +102,8 @@ class InProcessRunEvents:
         run = self._runs.get(run_id)
         if run is None:
             return
-        index = after
-        while True:
-            if index < len(run.events):
-                end = len(run.events)
-                yield [(seq, run.events[seq - 1]) for seq in range(index + 1, end + 1)]
-                index = end
-                continue  # more may have come while that batch was being sent
-            if run.ended:
-                return
-            try:
-                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
-                    await run.appended.wait()
-            except TimeoutError:
-                yield [(index, None)]
+        async for batch in run.log.follow_batches(after, idle_timeout=idle_timeout):
+            yield batch
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
         """Nobody follows from another process: there is none."""
@@ -131,7 +112,7 @@ class InProcessRunEvents:
     async def request_cancel(self, run_id: str) -> None:
         """Cancel the run if it is still going."""
         run = self._runs.get(run_id)
-        if run is not None and not run.ended:
+        if run is not None and not run.log.ended:
             run.cancel()
 
     async def aclose(self) -> None:
