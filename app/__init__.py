@@ -42,8 +42,7 @@ from app.routes import (
 )
 from app.streaming.runs import StreamRuns
 from config import Settings
-from react_agent.runs.event_store import InProcessRunEvents
-from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.store.locks import ThreadLocks
 from react_agent.service import open_agent_service
 
 MAX_BODY_BYTES = 64 * 1024
@@ -86,9 +85,10 @@ def create_app(
             open_agent_service(settings, model=model, locks=locks)
         )
         set_agent_service(app, service)
-        store = service.run_events or InProcessRunEvents(settings.run_events_ttl)
+        assert service.run_store is not None  # opened with the service, runs or not
+        events = service.run_store.events
         set_stream_runs(
-            app, StreamRuns(store, settings.stream_resume_grace, open_streams_gauge(settings))
+            app, StreamRuns(events, settings.stream_resume_grace, open_streams_gauge(settings))
         )
 
     @app.after_serving

@@ -92,6 +92,22 @@ def test_runs_and_conversations_do_not_import_each_other():
     assert _importers("react_agent.conversations", "react_agent.runs") == []
 
 
+def test_the_sqlite_path_never_reaches_the_postgresql_run_store():
+    """Only the opener imports runs/store/postgres, and only when the checkpointer is PostgreSQL."""
+    postgres = "react_agent.runs.store.postgres"
+    importers = {
+        module
+        for module, targets in GRAPH.items()
+        if not module.startswith(postgres)
+        for target in targets
+        if target == postgres or target.startswith(postgres + ".")
+    }
+    assert importers == {"react_agent.runs.store.open"}
+    opener = ast.parse(MODULES["react_agent.runs.store.open"].read_text(encoding="utf-8"))
+    top_level = {node.module for node in opener.body if isinstance(node, ast.ImportFrom)}
+    assert not {module for module in top_level if module and module.startswith(postgres)}
+
+
 def test_there_is_no_import_cycle_between_modules():
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done

@@ -21,7 +21,6 @@ from app.app_state import (
     agent_service,
     agent_service_of,
     app_settings,
-    stream_runs,
     thread_id_clock,
 )
 from app.asking.access import request_actor, with_key_user
@@ -118,10 +117,12 @@ async def dataset_source(user_id: str, dataset_id: str) -> SQLDatabase:
 
 
 async def with_unique_thread_id(ask: AskRequest) -> AskRequest:
-    """Return `ask` with its new thread id (if new) reserved in the shared run store."""
+    """Return `ask` with its new thread id (if new) reserved among every process."""
     if not ask.is_new_thread:
         return ask
+    store = agent_service().run_store
+    assert store is not None  # opened with the service, whether or not it can answer
     thread_id = await unique_new_thread_id(
-        thread_id_clock(), stream_runs().store, ask.user_id, ask.thread_id
+        thread_id_clock(), store.thread_ids, ask.user_id, ask.thread_id
     )
     return replace(ask, thread_id=thread_id)

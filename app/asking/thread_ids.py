@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RunEventStore
+from react_agent.runs.store.thread_ids import ThreadIds
 
 MAX_RESERVE_ATTEMPTS = 1000
 """New ids tried before giving up; each try is a later millisecond than the one before."""
@@ -43,16 +43,16 @@ class ThreadIdClock:
 
 
 async def unique_new_thread_id(
-    clock: ThreadIdClock, store: RunEventStore, user_id: str, first: str
+    clock: ThreadIdClock, thread_ids: ThreadIds, user_id: str, first: str
 ) -> str:
     """Return `first`, or the next id of `user_id` that no other process has handed out.
 
     With several processes (or hosts) two clocks may give the same millisecond; the
-    store's `thread_ids` table takes each id once, and a taken one means trying the next.
+    shared store takes each id once, and a taken one means trying the next.
     """
     thread_id = first
     for _ in range(MAX_RESERVE_ATTEMPTS):
-        if await store.reserve_thread_id(thread_id):
+        if await thread_ids.reserve(thread_id):
             return thread_id
         thread_id = clock.new_thread_id(user_id)
     raise ServiceError(503, "AGENT_NOT_READY", "no free thread id", can_retry=True)

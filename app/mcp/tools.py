@@ -63,10 +63,10 @@ class DataTools:
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
         service = self.get_service()
         await admit_question(service, ask.actor, ask.scope)
-        if ask.is_new_thread and service.run_events is not None:
+        if ask.is_new_thread and service.run_store is not None:
             # Reserved in the shared store, as the ask routes do: unique across processes.
             thread_id = await unique_new_thread_id(
-                self.clock, service.run_events, ask.user_id, ask.thread_id
+                self.clock, service.run_store.thread_ids, ask.user_id, ask.thread_id
             )
             ask = replace(ask, thread_id=thread_id)
         return await self._answer(ask, None, report_step, ask_person)

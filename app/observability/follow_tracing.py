@@ -14,7 +14,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanContext, TraceFlags
 
 from react_agent.observability.tracing import tracer
-from react_agent.runs.event_store import RunRecord
+from react_agent.runs.store.events import RunRecord
 
 FOLLOW_SPAN = "follow run"
 

@@ -8,7 +8,7 @@ from typing import Any
 from quart import Quart, g
 
 from config import Settings
-from react_agent.runs.event_store import RunRecord
+from react_agent.runs.store.events import RunRecord
 
 
 def install_observability(app: Quart, settings: Settings) -> None:

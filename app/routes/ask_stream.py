@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from quart import Blueprint, Response, g, request
@@ -22,12 +21,12 @@ from app.asking.validation import AskBody
 from app.errors import request_lang
 from app.observability.setup import follow_in_trace
 from app.schemas import NoContent, StreamEvent, StreamHeaders
-from app.streaming.events import StreamContext, end_envelope, error_event_envelope
+from app.streaming.events import StreamContext
+from app.streaming.follow import batches_to_resume, error_stream, follow_run
 from app.streaming.formats import StreamFormat, choose_stream_format
-from app.streaming.ids import format_event_id, parse_event_id
-from app.streaming.runs import StreamRuns
+from app.streaming.ids import parse_event_id
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import RUNNING, Batch, RunRecord
+from react_agent.runs.store.events import Batch
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -108,7 +107,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
     except BaseException:
         run.cancel()
         raise
-    frames = follow_run(run.run_id, after=0, wire=wire)
+    frames = _follow(run.run_id, 0, wire)
     return stream_response(frames, wire, ask_response_headers(ask))
 
 
@@ -116,38 +115,15 @@ async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     """Send what a reconnecting client missed (from any worker), or 204 when nothing is left."""
     run_id, after = parse_event_id(last_event_id)
     runs = stream_runs()
-    record = await runs.store.record(run_id) if run_id else None
-    first = await _first_event(runs, record, after) if record is not None else None
-    if record is None or first is None:
+    resumed = await batches_to_resume(runs, run_id, after, app_settings().stream_heartbeat)
+    if resumed is None:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either
         return response
-    frames = follow_run(run_id, after=after, wire=wire, first=first)
+    record, batches = resumed
+    frames = _follow(run_id, after, wire, batches)
     # With traces on, the stream's span links to the trace of the run (on whichever worker).
     return stream_response(follow_in_trace(frames, record, runs.store.owner), wire)
-
-
-async def _first_event(runs: StreamRuns, record: RunRecord, after: int) -> AsyncIterator | None:
-    """Return the run's event batches after `after`, or None if it has nothing more to send."""
-    run_id = record.run_id
-    batches = runs.follow(run_id, after, app_settings().stream_heartbeat)
-    if record.status == RUNNING:
-        return batches
-    try:
-        # The run has ended, so this answers at once: its next events, or none (204).
-        first = await anext(batches)
-    except StopAsyncIteration:
-        return None
-    return _prepend(first, batches)
-
-
-async def _prepend(first: Batch, rest: AsyncIterator[Batch]) -> AsyncIterator[Batch]:
-    try:
-        yield first
-        async for batch in rest:
-            yield batch
-    finally:
-        await rest.aclose()  # type: ignore[attr-defined]
 
 
 def stream_response(
@@ -160,38 +136,16 @@ def stream_response(
     return response
 
 
-def follow_run(
-    run_id: str, *, after: int, wire: StreamFormat, first: AsyncIterator | None = None
+def _follow(
+    run_id: str, after: int, wire: StreamFormat, batches: AsyncIterator[Batch] | None = None
 ) -> AsyncIterator[bytes]:
-    """Return the run's stored events as frames from sequence `after` on, with heartbeats."""
     settings = app_settings()
-    batches = first or stream_runs().follow(run_id, after, settings.stream_heartbeat)
-    return _frames(run_id, batches, wire, settings.stream_retry_ms)
-
-
-async def _frames(
-    run_id: str, batches: AsyncIterator[Batch], wire: StreamFormat, retry_ms: int
-) -> AsyncIterator[bytes]:
-    # Runs outside the request context, so everything it needs is passed in. The events
-    # already stored go out in one write: under load a node's progress and tool events
-    # come together, and each write costs the server a trip through Quart and Hypercorn.
-    async for batch in batches:
-        yield b"".join(
-            wire.heartbeat
-            if envelope is None
-            else wire.encode_event(
-                envelope,
-                event_id=format_event_id(run_id, seq),
-                retry_ms=retry_ms if seq == 1 else None,
-            )
-            for seq, envelope in batch
-        )
-
-
-async def error_stream(
-    error: ServiceError, ctx: StreamContext, wire: StreamFormat
-) -> AsyncIterator[bytes]:
-    """Yield an `error` event and `end` for a request that could not start a run."""
-    stream_id = uuid.uuid4().hex
-    for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
-        yield wire.encode_event(envelope, event_id=format_event_id(stream_id, seq))
+    return follow_run(
+        stream_runs(),
+        run_id,
+        after=after,
+        wire=wire,
+        heartbeat=settings.stream_heartbeat,
+        retry_ms=settings.stream_retry_ms,
+        batches=batches,
+    )

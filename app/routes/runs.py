@@ -15,7 +15,7 @@ from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
 from react_agent.errors import ServiceError, bad_request
-from react_agent.runs.event_store import RUNNING
+from react_agent.runs.store.events import RUNNING
 
 blueprint = Blueprint("runs", __name__)
 

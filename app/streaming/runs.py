@@ -16,8 +16,8 @@ from app.streaming.events import (
 )
 from react_agent.errors import ServiceError
 from react_agent.observability.log_context import current_trace_parent
-from react_agent.runs.event_store import Batch, Payload, RunEventStore, RunRecord
 from react_agent.runs.run import Run
+from react_agent.runs.store.events import Batch, Payload, RunEventStore, RunRecord
 
 logger = logging.getLogger(__name__)
 

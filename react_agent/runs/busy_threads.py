@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from react_agent.errors import ServiceError
-from react_agent.runs.thread_locks import Release, ThreadLocks
+from react_agent.runs.store.locks import Release, ThreadLocks
 
 OnBusy = Literal["reject", "enqueue", "interrupt"]
 """reject: 409 THREAD_BUSY (the default); enqueue: run after the running question;

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
+from react_agent.runs.event_log import EventLog
 from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
 from react_agent.runs.listeners import RunListeners
 
@@ -26,25 +27,30 @@ class Run:
         """Told of every event (react_agent.runs.listeners); None tells no one."""
         self.trace_id: str | None = None
         """The trace of the request that started the run, when tracing is on."""
-        self.events: list[RunEvent] = []
+        self.log: EventLog[RunEvent] = EventLog()
+        """Its events in order; ended by the final one (RunFinished or RunFailed)."""
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: ServiceError | None = None
         self.scope: Scope | None = None
         self.actor: Actor | None = None
         """Who asked (access.Actor), when the accept path resolved one."""
         """What the asking user may see, for this run's whole life (access.Scope)."""
-        self._appended = asyncio.Event()
+
+    @property
+    def events(self) -> list[RunEvent]:
+        """The events so far, in order."""
+        return self.log.items
 
     @property
     def done(self) -> bool:
         """Whether the final event (RunFinished or RunFailed) is in the log."""
-        return bool(self.events) and isinstance(self.events[-1], RunFinished | RunFailed)
+        return self.log.ended
 
     def append(self, event: RunEvent) -> None:
-        """Add an event and wake every follower."""
-        self.events.append(event)
-        self._appended.set()
-        self._appended = asyncio.Event()
+        """Add an event and wake every follower (the final one ends the log)."""
+        self.log.append(event)
+        if isinstance(event, RunFinished | RunFailed):
+            self.log.end()
         if self.listeners is not None:
             self.listeners.notify(self, event)
 
@@ -53,7 +59,7 @@ class Run:
         if self.listeners is not None:
             self.listeners.notify(self, event)
 
-    async def follow(
+    def follow(
         self, after: int = 0, *, idle_timeout: float | None = None
     ) -> AsyncIterator[tuple[int, RunEvent | None]]:
         """Yield `(seq, event)` for events after sequence number `after`, until the end.
@@ -61,18 +67,7 @@ class Run:
         Sequence numbers start at 1. With `idle_timeout`, `(seq, None)` is yielded each time
         that many seconds pass without an event (streams send a heartbeat then).
         """
-        index = after
-        while True:
-            while index < len(self.events):
-                index += 1
-                yield index, self.events[index - 1]
-            if self.done:
-                return
-            try:
-                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
-                    await self._appended.wait()
-            except TimeoutError:
-                yield index, None
+        return self.log.follow(after, idle_timeout=idle_timeout)
 
     async def outcome(self) -> RunResult:
         """Wait for the end of the run; return its result or raise its error."""

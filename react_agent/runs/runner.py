@@ -43,7 +43,7 @@ from react_agent.runs.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.run_scope import scope_of_run
-from react_agent.runs.thread_locks import Release, ThreadLocks
+from react_agent.runs.store.locks import Release, ThreadLocks
 from react_agent.runs.tool_events import ToolEventTracker
 from react_agent.runs.turn_work import TurnWork
 

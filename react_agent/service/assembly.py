@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 
 from langchain_core.language_models import BaseChatModel
+from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
 from react_agent.access.catalog import TableColumns
@@ -32,11 +33,11 @@ from react_agent.runs.listener_reports import (
     report_schema_retrieval,
 )
 from react_agent.runs.listeners import RunListeners
-from react_agent.runs.postgres_event_store import PostgresRunEvents
 from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
-from react_agent.runs.stores import default_locks, open_run_events
-from react_agent.runs.thread_locks import PostgresThreadLocks, ThreadLocks
+from react_agent.runs.store.locks import ThreadLocks
+from react_agent.runs.store.open import open_run_store
+from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.ledger import open_ledger
@@ -131,8 +132,7 @@ async def open_agent_service(
             logger.warning("%s: %s", component, problem.detail)
         if model is None and not settings.llm_configured:
             service.problems["llm"] = llm_not_configured()
-        if all(reconnects_by_itself(service, component) for component in service.problems):
-            await _start_runs(service, stack, model or build_chat_model(settings), locks)
+        await _start_runs(service, stack, model, locks)
         yield service
 
 
@@ -148,35 +148,48 @@ async def _open_policy(service: AgentService) -> None:
 
 
 async def _start_runs(
-    service: AgentService, stack: AsyncExitStack, model: BaseChatModel, locks: ThreadLocks | None
+    service: AgentService,
+    stack: AsyncExitStack,
+    model: BaseChatModel | None,
+    locks: ThreadLocks | None,
 ) -> None:
-    """Open the thread claims, the run event store and the runner, closed by `stack`."""
-    settings = service.settings
-    if locks is None:
-        locks = default_locks(checkpoint_pool(service))
-        if isinstance(locks, PostgresThreadLocks):
-            # Pushed before the runner's aclose, so it runs after the runs end.
-            stack.push_async_callback(locks.aclose)
-    # Entered before the runner, so it closes after the runs end.
-    service.run_events = await stack.enter_async_context(
-        open_run_events(
-            checkpoint_pool(service),
-            locks,
-            ttl=settings.run_events_ttl,
-            max_run_seconds=settings.run_timeout,
-            pool_options=postgres_pool_options(settings),
-        )
+    """Open the run store and, if the agent can answer, the runner, closed by `stack`.
+
+    The store is entered before the runner, so it closes after the runs end. While a
+    part that does not come back by itself is missing, nothing runs, and the streams
+    get a store in memory that has no run to show.
+    """
+    if not all(reconnects_by_itself(service, part) for part in service.problems):
+        service.run_store = await stack.enter_async_context(_open_run_store(service, None, None))
+        return
+    service.run_store = await stack.enter_async_context(
+        _open_run_store(service, checkpoint_pool(service), locks)
     )
-    service.runner = _build_runner(service, model, locks)
+    model = model or build_chat_model(service.settings)
+    service.runner = _build_runner(service, model, service.run_store.locks)
     # The model's last-known reachability for /ready, from the calls that answer questions.
     service.runner.listeners.add(service.model_reachability)
     if service.ledger is not None:  # the audit trail and the token tally (AUDIT, QUOTA_*)
         service.runner.listeners.add(service.ledger.listener)
     stack.push_async_callback(service.runner.aclose)
-    if isinstance(service.run_events, PostgresRunEvents):
+    interrupts = service.run_store.interrupts
+    if interrupts is not None:
         # on_busy=interrupt reaches a question running in another process.
-        service.run_events.on_thread_cancel = service.runner.cancel_thread_here
-        service.runner.interrupt_elsewhere = service.run_events.request_thread_cancel
+        interrupts.on_thread_cancel = service.runner.cancel_thread_here
+        service.runner.interrupt_elsewhere = interrupts.request_thread_cancel
+
+
+def _open_run_store(
+    service: AgentService, pool: AsyncConnectionPool | None, locks: ThreadLocks | None
+) -> AbstractAsyncContextManager[RunStore]:
+    settings = service.settings
+    return open_run_store(
+        pool,
+        ttl=settings.run_events_ttl,
+        max_run_seconds=settings.run_timeout,
+        pool_options=postgres_pool_options(settings),
+        locks=locks,
+    )
 
 
 def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLocks) -> AgentRunner:

@@ -17,8 +17,8 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
 from react_agent.memory.store import Memory
-from react_agent.runs.event_store import RunEventStore
 from react_agent.runs.runner import AgentRunner
+from react_agent.runs.store.run_store import RunStore
 from react_agent.service.ledger import Ledger
 from react_agent.service.model_reachability import ModelReachability
 
@@ -38,8 +38,9 @@ class AgentService:
     """Ratings and examples; None when their database could not be opened."""
     memory_problem: ServiceError | None = None
     """Why `memory` is None (the agent answers without examples then)."""
-    run_events: RunEventStore | None = None
-    """Where streamed runs keep their events: PostgreSQL (shared by every worker) or memory."""
+    run_store: RunStore | None = None
+    """Thread claims, streamed runs' events and thread ids: PostgreSQL (shared by every
+    worker) or memory; opened with the service, whether or not it can answer."""
     model_reachability: ModelReachability = field(default_factory=ModelReachability)
     """The outcome of the model's last call, for /ready (a run listener: no call of its own)."""
     ledger: Ledger | None = None

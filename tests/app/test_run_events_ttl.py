@@ -6,7 +6,7 @@ from contextlib import AsyncExitStack
 
 import psycopg
 
-from react_agent.runs.event_store import InProcessRunEvents
+from react_agent.runs.store.local import InProcessRunEvents
 from tests.support.held_runs import poll_until
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.run_stores import FakeClock

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from urllib.parse import quote
 
 import pytest
@@ -12,8 +13,7 @@ import pytest
 from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from react_agent.databases.postgres_pool import open_pool
-from react_agent.runs.postgres_event_store import PostgresRunEvents
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from react_agent.runs.store.open import open_run_store
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session
 from tests.support.scripted_model import answer
@@ -24,29 +24,26 @@ ID_FORMAT = re.compile(r"^guest:\d{17}$")
 
 @pytest.fixture
 async def two_processes(postgres_database: str) -> AsyncIterator[list[tuple]]:
-    """Yield (clock, store) of two processes on one database."""
-    processes, closers = [], []
-    for name in ("process-1", "process-2"):
-        # A thousand reservations queue for eight connections: the wait is sized from the
-        # work, not the 5 s default, which a slow machine could pass.
-        pool = await open_pool(
-            postgres_database, name=name, max_size=8, connect_timeout=NEW_CONVERSATIONS
-        )
-        locks = PostgresThreadLocks(pool)
-        store = PostgresRunEvents(pool, locks, ttl=600, max_run_seconds=60)
-        processes.append((ThreadIdClock(), store))
-        closers += [pool.close, locks.aclose, store.aclose]
-    try:
+    """Yield (clock, thread ids) of two processes on one database."""
+    processes = []
+    async with AsyncExitStack() as stack:
+        for name in ("process-1", "process-2"):
+            # A thousand reservations queue for eight connections: the wait is sized from
+            # the work, not the 5 s default, which a slow machine could pass.
+            options = {"max_size": 8, "connect_timeout": NEW_CONVERSATIONS}
+            pool = await open_pool(postgres_database, name=name, **options)
+            stack.push_async_callback(pool.close)
+            store = await stack.enter_async_context(
+                open_run_store(pool, ttl=600, max_run_seconds=60, pool_options=options)
+            )
+            processes.append((ThreadIdClock(), store.thread_ids))
         yield processes
-    finally:
-        for close in reversed(closers):
-            await close()
 
 
 async def test_an_id_taken_by_another_process_gives_the_next_millisecond(two_processes):
     (clock, here), (_, there) = two_processes
     taken = clock.new_thread_id("guest")
-    assert await there.reserve_thread_id(taken)
+    assert await there.reserve(taken)
     given = await unique_new_thread_id(clock, here, "guest", taken)
     assert given != taken and ID_FORMAT.match(given)
     assert given[-17:] > taken[-17:]
@@ -82,12 +79,12 @@ async def test_every_way_in_skips_a_new_id_that_another_process_took(service_on_
     service = service_on_postgres
     model.replies = [answer("一"), answer("二"), answer("三")]
     clock = thread_id_clock_of(service.app)
-    store = agent_service_of(service.app).run_events
+    store = agent_service_of(service.app).run_store.thread_ids
     frozen = clock.next_ms() + 3_600_000  # an hour ahead: no id of this test run is there yet
     clock.now_ms = lambda: frozen  # stopped: the clock now counts up one ms per id
     taken = [id_at(frozen + n, "wang1") for n in (0, 2, 4)]
     for thread_id in taken:
-        assert await store.reserve_thread_id(thread_id)  # "another process" took it
+        assert await store.reserve(thread_id)  # "another process" took it
 
     status, body = await service.ask(question="第一", user_id="wang1")
     assert status == 200 and body["data"]["conversation_id"] == id_at(frozen + 1, "wang1")

@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 import psycopg
 
 from react_agent.databases.postgres_pool import open_pool
-from react_agent.runs.postgres_event_store import PostgresRunEvents
-from react_agent.runs.run_notifications import LISTEN_SESSION_NAME
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from react_agent.runs.store.postgres.events import PostgresRunEvents
+from react_agent.runs.store.postgres.locks import PostgresThreadLocks
+from react_agent.runs.store.postgres.notifications import LISTEN_SESSION_NAME
 
 
 @asynccontextmanager

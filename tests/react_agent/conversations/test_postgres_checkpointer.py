@@ -16,8 +16,8 @@ from react_agent.conversations.postgres_checkpointer import open_postgres_checkp
 from react_agent.conversations.thread_index import list_thread_ids
 from react_agent.databases.postgres_pool import postgres_conninfo
 from react_agent.errors import ServiceError
-from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.thread_locks import PostgresThreadLocks
+from react_agent.runs.store.events import FINISHED, RunRecord
+from react_agent.runs.store.postgres.locks import PostgresThreadLocks
 from react_agent.service import open_agent_service
 from tests.support.held_runs import poll_until
 from tests.support.postgres import unreachable_postgres_url
@@ -163,8 +163,8 @@ async def test_the_run_store_answers_while_every_checkpointer_connection_is_busy
         async with pool.connection(), pool.connection():
             assert pool.get_stats()["pool_available"] == 0
             record = RunRecord("run-own-pool", "wang1:own-pool", "wang1", "zh-CN", "owner")
-            await asyncio.wait_for(service.run_events.open_run(record, lambda: None), 60)
-            await service.run_events.append("run-own-pool", 1, {"type": "started"})
-            await service.run_events.finish("run-own-pool")
+            await asyncio.wait_for(service.run_store.events.open_run(record, lambda: None), 60)
+            await service.run_store.events.append("run-own-pool", 1, {"type": "started"})
+            await service.run_store.events.finish("run-own-pool")
 
-        assert (await service.run_events.record("run-own-pool")).status == FINISHED
+        assert (await service.run_store.events.record("run-own-pool")).status == FINISHED

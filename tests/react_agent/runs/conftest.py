@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from react_agent.runs.postgres_event_store import PostgresRunEvents
+from react_agent.runs.store.postgres.events import PostgresRunEvents
 from tests.support.run_stores import open_two_stores
 
 

@@ -1,22 +1,22 @@
-"""One question at a time per thread."""
+"""One question at a time per thread, in every process: PostgreSQL advisory locks."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Protocol, TypeVar
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.postgres_pool import unavailable
 from react_agent.errors import ServiceError
+from react_agent.runs.store.locks import Release, thread_busy
+from react_agent.runs.store.postgres.session import open_session
 
 logger = logging.getLogger(__name__)
-
-Release = Callable[[], Awaitable[None]]
 
 T = TypeVar("T")
 
@@ -31,51 +31,6 @@ A session runs one statement at a time, and every question takes and frees two c
 queued behind each other and a stream's `started` waited for them (p50 0.78 s at c=100
 in `python -m bench`, 0.37 s with four sessions).
 """
-
-
-class ThreadLocks(Protocol):
-    """Grants a thread to one run at a time."""
-
-    async def claim(self, thread_id: str) -> Release:
-        """Take the thread or raise 409 THREAD_BUSY; return the function that frees it."""
-        ...
-
-    async def is_running(self, thread_id: str) -> bool:
-        """Whether some run holds the thread."""
-        ...
-
-
-def thread_busy(thread_id: str) -> ServiceError:
-    """Return the 409 error for a thread that is already answering."""
-    return ServiceError(
-        409,
-        "THREAD_BUSY",
-        f"thread {thread_id} is already answering a question",
-        can_retry=True,
-        thread_id=thread_id,
-    )
-
-
-class InProcessThreadLocks:
-    """Thread claims within one process (enough for a single service process)."""
-
-    def __init__(self) -> None:
-        self._held: set[str] = set()
-
-    async def claim(self, thread_id: str) -> Release:
-        """Take the thread or raise 409 THREAD_BUSY."""
-        if thread_id in self._held:
-            raise thread_busy(thread_id)
-        self._held.add(thread_id)
-
-        async def release() -> None:
-            self._held.discard(thread_id)
-
-        return release
-
-    async def is_running(self, thread_id: str) -> bool:
-        """Whether a run in this process holds the thread."""
-        return thread_id in self._held
 
 
 class PostgresThreadLocks:
@@ -250,18 +205,7 @@ class PostgresThreadLocks:
                 "the PostgreSQL session of the thread locks ended, and its locks with it; "
                 "opening a new one"
             )
-        conninfo, kwargs = self.pool.conninfo, self.pool.kwargs or {}
-        assert isinstance(conninfo, str) and isinstance(kwargs, dict)
-        # Tuple rows; autocommit, or the session would sit idle in a transaction for good.
-        options = {key: value for key, value in kwargs.items() if key != "row_factory"}
-        options["autocommit"] = True
-        options.setdefault("fallback_application_name", LOCK_SESSION_NAME)
-        # A long-lived session must notice a server that vanished without closing it.
-        options.setdefault("keepalives", 1)
-        options.setdefault("keepalives_idle", 30)
-        options.setdefault("keepalives_interval", 10)
-        options.setdefault("keepalives_count", 3)
-        session = await self.pool.connection_class.connect(conninfo, **options)
+        session = await open_session(self.pool, LOCK_SESSION_NAME)
         if self._closed:  # aclose() ran while connecting
             await session.close()
             raise self._unavailable("the thread locks are closed")

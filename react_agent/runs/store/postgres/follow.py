@@ -7,11 +7,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from react_agent.runs.abandoned_runs import close_abandoned_run
-from react_agent.runs.event_store import RUNNING, AbandonedPayloads, Batch
-from react_agent.runs.run_notifications import FOLLOW_CHANNEL, RunNotifications
-from react_agent.runs.run_tables import RunTables
-from react_agent.runs.thread_locks import ThreadLocks
+from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Batch
+from react_agent.runs.store.locks import ThreadLocks
+from react_agent.runs.store.postgres.abandoned import close_abandoned_run
+from react_agent.runs.store.postgres.notifications import FOLLOW_CHANNEL, RunNotifications
+from react_agent.runs.store.postgres.tables import RunTables
 
 OWNER_CHECK_INTERVAL = 1.0
 """Seconds between a remote follower's checks that the run's owner is alive (and re-reads)."""

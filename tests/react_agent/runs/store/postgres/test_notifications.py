@@ -6,9 +6,9 @@ import asyncio
 
 import psycopg
 
-from react_agent.runs.event_store import RunRecord
-from react_agent.runs.run_notifications import EVENTS_CHANNEL
-from tests.react_agent.runs.test_postgres_event_store import THREAD, closing_events
+from react_agent.runs.store.events import RunRecord
+from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
+from tests.react_agent.runs.store.postgres.test_events import THREAD, closing_events
 from tests.support.run_stores import RECONNECTED, terminate, wait_for_listeners
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
-import psycopg
 from psycopg_pool import AsyncConnectionPool
+
+from react_agent.runs.store.postgres.session import open_session
 
 logger = logging.getLogger(__name__)
 
@@ -112,18 +112,7 @@ class RunNotifications:
             logger.warning("run notifications: could not catch up: %s", exc)
 
     async def _listen(self) -> None:
-        conninfo, kwargs = self.pool.conninfo, dict(self.pool.kwargs or {})
-        kwargs.pop("row_factory", None)
-        kwargs["autocommit"] = True
-        kwargs.setdefault("fallback_application_name", LISTEN_SESSION_NAME)
-        # A session that only listens must notice a server that vanished without a word.
-        kwargs.setdefault("keepalives", 1)
-        kwargs.setdefault("keepalives_idle", 30)
-        kwargs.setdefault("keepalives_interval", 10)
-        kwargs.setdefault("keepalives_count", 3)
-        connection: psycopg.AsyncConnection[Any] = await psycopg.AsyncConnection.connect(
-            str(conninfo), **kwargs
-        )
+        connection = await open_session(self.pool, LISTEN_SESSION_NAME)
         async with connection:
             await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")

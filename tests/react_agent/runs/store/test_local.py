@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from react_agent.runs.event_store import FINISHED, InProcessRunEvents, RunRecord
+from react_agent.runs.store.events import FINISHED, RunRecord
+from react_agent.runs.store.local import InProcessRunEvents
 from tests.support.run_stores import FakeClock
 
 THREAD = "wang1:20250131103000001"

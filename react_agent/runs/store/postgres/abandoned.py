@@ -9,8 +9,8 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg.types.json import Json
 
-from react_agent.runs.event_store import ABANDONED, AbandonedPayloads, RunRecord
-from react_agent.runs.run_notifications import EVENTS_CHANNEL
+from react_agent.runs.store.events import ABANDONED, AbandonedPayloads, RunRecord
+from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
 
 logger = logging.getLogger(__name__)
 

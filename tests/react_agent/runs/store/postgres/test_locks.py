@@ -11,10 +11,10 @@ import pytest
 
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.errors import ServiceError
-from react_agent.runs.thread_locks import (
+from react_agent.runs.store.local import InProcessThreadLocks
+from react_agent.runs.store.postgres.locks import (
     LOCK_SESSION_NAME,
     LOCK_SESSIONS,
-    InProcessThreadLocks,
     PostgresThreadLocks,
 )
 from tests.react_agent.databases.test_postgres_database import scalar

@@ -8,9 +8,9 @@ import logging
 from dataclasses import dataclass
 
 from react_agent.databases.postgres_pool import is_connection_failure
-from react_agent.runs.event_store import Payload
-from react_agent.runs.run_notifications import EVENTS_CHANNEL
-from react_agent.runs.run_tables import RunTables
+from react_agent.runs.store.events import Payload
+from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
+from react_agent.runs.store.postgres.tables import RunTables
 
 logger = logging.getLogger(__name__)
 

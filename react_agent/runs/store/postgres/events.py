@@ -10,26 +10,26 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.runs.event_batches import EventBatches
-from react_agent.runs.event_store import (
+from react_agent.runs.store.events import (
     RUNNING,
     AbandonedPayloads,
     Batch,
-    InProcessRunEvents,
     Payload,
     RunRecord,
     flatten,
     process_owner_id,
 )
-from react_agent.runs.remote_follow import RemoteFollower, liveness_key
-from react_agent.runs.run_notifications import (
+from react_agent.runs.store.local import InProcessRunEvents
+from react_agent.runs.store.locks import Release, ThreadLocks
+from react_agent.runs.store.postgres.batches import EventBatches
+from react_agent.runs.store.postgres.follow import RemoteFollower, liveness_key
+from react_agent.runs.store.postgres.notifications import (
     CANCEL_CHANNEL,
     EVENTS_CHANNEL,
     RunNotifications,
 )
-from react_agent.runs.run_store_schema import migrate_run_tables
-from react_agent.runs.run_tables import RunTables
-from react_agent.runs.thread_locks import Release, ThreadLocks
+from react_agent.runs.store.postgres.schema import migrate_run_tables
+from react_agent.runs.store.postgres.tables import RunTables
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class PostgresRunEvents:
 
     The owner keeps its runs in memory as well, so its own followers read no table. A
     follower elsewhere reads the tables when notified and watches the owner's liveness
-    claim (runs/remote_follow: a dead owner's run is closed by its followers). The owner
+    claim (store/postgres/follow: a dead owner's run is closed by its followers). The owner
     sends an EVENTS_CHANNEL notice per event only for runs someone follows elsewhere:
     most runs are followed by their own process alone, and a NOTIFY per event (whose
     commits PostgreSQL serializes) was the dearest part of storing it.
@@ -246,11 +246,6 @@ class PostgresRunEvents:
                 f" SELECT pg_notify('{CANCEL_CHANNEL}', %s)",
                 (run_id, run_id),
             )
-
-    async def reserve_thread_id(self, thread_id: str) -> bool:
-        """Insert the id into `thread_ids`; False if some process inserted it first."""
-        await self.ensure_tables()
-        return await self.tables.reserve_thread_id(thread_id)
 
     async def expire(self) -> int:
         """Delete ended runs older than the TTL (and runs a dead owner left); return how many."""

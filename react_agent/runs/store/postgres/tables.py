@@ -62,14 +62,6 @@ class RunTables:
             return None, []
         return rows[0][0], [(seq, payload) for _, seq, payload in rows if seq is not None]
 
-    async def reserve_thread_id(self, thread_id: str) -> bool:
-        """Insert the id into `thread_ids`; False if some process inserted it first."""
-        rows = await self.fetch(
-            "INSERT INTO thread_ids (thread_id) VALUES (%s) ON CONFLICT DO NOTHING RETURNING 1",
-            (thread_id,),
-        )
-        return bool(rows)
-
     async def expire(self, ttl: float, max_run_seconds: float) -> int:
         """Delete ended runs older than `ttl` (and runs a dead owner left); return how many."""
         rows = await self.fetch(

@@ -8,10 +8,11 @@ import psycopg
 import pytest
 
 from react_agent.errors import ServiceError
-from react_agent.runs.event_batches import MAX_WRITES_IN_FLIGHT
-from react_agent.runs.event_store import FINISHED, RunRecord
-from react_agent.runs.postgres_event_store import liveness_key
-from react_agent.runs.run_store_schema import MIGRATIONS
+from react_agent.runs.store.events import FINISHED, RunRecord
+from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT
+from react_agent.runs.store.postgres.events import liveness_key
+from react_agent.runs.store.postgres.schema import MIGRATIONS
+from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
 from tests.support.held_runs import poll_until
 from tests.support.run_stores import open_two_stores
 
@@ -95,10 +96,8 @@ async def test_a_run_whose_owner_is_gone_is_closed_once_by_its_followers(two_sto
 
 
 async def test_a_thread_id_is_reserved_by_one_process_only(two_stores):
-    here, there = two_stores
-    results = await asyncio.gather(
-        *(store.reserve_thread_id(THREAD) for store in (here, there, here, there))
-    )
+    ids = [PostgresThreadIds(store.tables, store.ensure_tables) for store in two_stores]
+    results = await asyncio.gather(*(each.reserve(THREAD) for each in ids + ids))
     assert sorted(results) == [False, False, False, True]
 
 

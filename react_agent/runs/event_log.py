@@ -1,0 +1,76 @@
+"""A run's events in order, and the one wait loop its followers read them with."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+Batch = list[tuple[int, T | None]]
+"""The events a follower reads at once: `(seq, event)` in order, or `[(seq, None)]` when it
+waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
+
+
+class EventLog(Generic[T]):
+    """Events numbered 1, 2, … in the order they came, until the log is ended.
+
+    Followers may start from any sequence number, while the log grows or after it ended;
+    each wait is on one `asyncio.Event` replaced at every append (no task per follower).
+    """
+
+    def __init__(self) -> None:
+        self.items: list[T] = []
+        self.ended = False
+        self._appended = asyncio.Event()
+
+    def append(self, item: T) -> None:
+        """Add an event (numbered `len(items)`) and wake every follower."""
+        self.items.append(item)
+        self._wake()
+
+    def end(self) -> None:
+        """Say no event will follow, and wake every follower."""
+        if not self.ended:
+            self.ended = True
+            self._wake()
+
+    async def follow_batches(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[Batch[T]]:
+        """Yield the events after `after` until the end, all those already there at once.
+
+        With `idle_timeout`, `[(seq, None)]` is yielded each time that many seconds pass
+        without an event (streams send a heartbeat then).
+        """
+        index = after
+        while True:
+            if index < len(self.items):
+                end = len(self.items)
+                yield [(seq, self.items[seq - 1]) for seq in range(index + 1, end + 1)]
+                index = end
+                continue  # more may have come while that batch was being sent
+            if self.ended:
+                return
+            try:
+                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
+                    await self._appended.wait()
+            except TimeoutError:
+                yield [(index, None)]
+
+    async def follow(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[tuple[int, T | None]]:
+        """Like `follow_batches`, one event at a time."""
+        batches = self.follow_batches(after, idle_timeout=idle_timeout)
+        try:
+            async for batch in batches:
+                for item in batch:
+                    yield item
+        finally:
+            await batches.aclose()  # type: ignore[attr-defined]
+
+    def _wake(self) -> None:
+        self._appended.set()
+        self._appended = asyncio.Event()
