@@ -163,3 +163,17 @@ async def test_the_repair_graph_declares_the_review_node(open_service):
     async with open_service(ScriptedChatModel(), answer_check="repair") as service:
         nodes = set(service.runner.graph.get_graph().nodes) - {"__start__", "__end__"}
     assert nodes == set(GRAPH_NODES)
+
+
+async def test_the_history_shows_the_repair_request_as_the_services_not_the_models(
+    open_service,
+):
+    model = script(WRONG, RIGHT)
+    model.replies += [call_tool("read_history", block_id="turn-1"), answer("好的")]
+    async with open_service(model, answer_check="repair") as service:
+        await service.runner.ask("各大区销售额", "rita:7")
+        await service.runner.ask("第一轮说了什么", "rita:7")
+
+    text = model.seen[-1][-1].content
+    assert f"Assistant: {WRONG}\nService: Answer check:" in text
+    assert text.rstrip().endswith(f"Assistant: {RIGHT}")
