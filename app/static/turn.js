@@ -58,6 +58,14 @@ export class Turn {
     });
   }
 
+  /** Drop the streamed answer: the answer check sent it back, and it is being restated. */
+  restartAnswer() {
+    if (this.pendingRender) cancelAnimationFrame(this.pendingRender);
+    this.pendingRender = null;
+    this.text = "";
+    renderMarkdown(this.answer, this.text);
+  }
+
   addToolCall(data) {
     this.tools.addCall(data);
     if (this.work.hidden) this.work.open = true; // open while it runs, folded once answered
