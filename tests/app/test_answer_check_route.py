@@ -120,3 +120,28 @@ async def test_the_stream_shows_the_repair_step_and_its_tokens_then_the_checked_
     assert completed["response"] == CORRECTED
     assert completed["answer_check"]["repaired"] is True
     assert completed["answer_check"]["unsupported"] == []
+
+
+async def test_on_v1_a_repair_that_stays_wrong_shows_its_step_and_still_notes_the_figure(
+    stub_settings: Settings, stub: OpenAIStub
+):
+    settings = stub_settings.model_copy(update={"answer_check": "repair"})
+    async with running_service(settings) as service:
+        script(stub)
+        stub.script(Reply(text="华东最多；华南约为79.5万元。"))
+        before = len(stub.requests)
+        response = await service.http.post(
+            "/v1/chat/completions",
+            json={
+                "model": "sql-react-agent",
+                "messages": [{"role": "user", "content": "各大区销售额"}],
+            },
+        )
+        calls = len(stub.requests) - before
+
+    assert response.status_code == 200, response.text
+    message = response.json()["choices"][0]["message"]
+    assert "🔍 核对答案" in message["reasoning_content"]
+    assert message["content"].startswith("华东最多；华南约为79.5万元。")
+    assert "not found in the query results: 79.5万" in message["content"]
+    assert calls == 3  # one repair turn, not another

@@ -8,6 +8,15 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.graph.node_names import GRAPH_NODES
 from react_agent.results.answer_repair import REPAIR_MARKER
+from react_agent.runs.events import NodeFinished
+from tests.react_agent.subagents.test_delegate import (
+    QUESTION,
+    SALES_SQL,
+    TOP_SQL,
+    delegate_both,
+    routed,
+    sub_script,
+)
 from tests.support.openai_stub import DEFAULT_SALES_SQL
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
@@ -177,3 +186,25 @@ async def test_the_history_shows_the_repair_request_as_the_services_not_the_mode
     text = model.seen[-1][-1].content
     assert f"Assistant: {WRONG}\nService: Answer check:" in text
     assert text.rstrip().endswith(f"Assistant: {RIGHT}")
+
+
+async def test_with_sub_agents_only_the_main_answer_is_reviewed_and_their_rows_count(
+    open_service,
+):
+    # Each sub-agent answers with a figure its rows do not hold: not reviewed, no extra call.
+    sales = sub_script(SALES_SQL, "七个地区，约88万元")
+    top = sub_script(TOP_SQL, "三个产品，共99件")
+    parent = [delegate_both(), answer("共7个地区，销售额约88万元。"), answer("共7个地区。")]
+    model = routed(parent, sales, top)
+    async with open_service(model, answer_check="repair") as service:
+        run = await service.runner.start(QUESTION, "rita:8")
+        result = await run.result()
+
+    assert result.answer == "共7个地区。"  # 7: the sub-agent's region rows
+    assert result.answer_check["unsupported"] == [] and result.answer_check["repaired"] is True
+    assert result.answer_check["before"] == [{"text": "88万", "reason": "NUMBER_NOT_IN_RESULTS"}]
+    assert len(model.parent.seen) == 3 and len(sales.seen) == 2 and len(top.seen) == 2
+    reviews = [e for e in run.events if isinstance(e, NodeFinished) and e.node == "review_answer"]
+    assert [(e.subagent, e.answer_repair["unsupported"][0]["text"]) for e in reviews] == [
+        (None, "88万")
+    ]
