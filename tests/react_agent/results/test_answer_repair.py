@@ -208,3 +208,18 @@ async def test_with_sub_agents_only_the_main_answer_is_reviewed_and_their_rows_c
     assert [(e.subagent, e.answer_repair["unsupported"][0]["text"]) for e in reviews] == [
         (None, "88万")
     ]
+
+
+async def test_without_steps_left_for_a_repair_turn_the_first_answer_stands_as_checked(
+    open_service,
+):
+    # 14 steps: the answer comes at step 6, and a repair turn with a query needs 9 more.
+    model = script(WRONG)
+    model.default = answer(RIGHT)
+    async with open_service(model, answer_check="repair", recursion_limit=14) as service:
+        result = await service.runner.ask("各大区销售额", "rita:9")
+
+    assert result.answer == WRONG and len(model.seen) == 2
+    assert "review_answer" not in result.execution_path
+    assert result.answer_check["unsupported"] == UNSUPPORTED
+    assert "repaired" not in result.answer_check
