@@ -25,5 +25,6 @@ class QualitySettings(BaseSettings):
         "unsupported figures one repair turn: the model is told which figures no row "
         "supports and answers again (it may query again); the new answer is checked and "
         "answer_check says repaired: true, with the first answer's figures in before. At "
-        "most one extra model call per question, never a loop.",
+        "most one repair turn per question (one more model call, and one per query round "
+        "it runs), never a loop.",
     )
