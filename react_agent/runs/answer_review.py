@@ -39,9 +39,12 @@ def review_answer(
     records = [a["records"] for a in earlier if a.get("records")] + list(records_read)
     statements = [a.get("sql") or "" for a in earlier] + [s.get("sql") or "" for s in sqls]
     check = checker(answer, records, "\n".join([question, *statements]))
-    if repaired_from is not None:
-        check = {**check, "repaired": True, "before": list(repaired_from["unsupported"])}
-    return check
+    return check if repaired_from is None else with_repair(check, repaired_from)
+
+
+def with_repair(check: dict[str, Any], repaired_from: dict[str, Any]) -> dict[str, Any]:
+    """Return `check` marked `repaired`, with the first answer's unsupported figures as `before`."""
+    return {**check, "repaired": True, "before": list(repaired_from["unsupported"])}
 
 
 def review_newest_answer(

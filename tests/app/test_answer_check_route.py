@@ -1,4 +1,4 @@
-"""The final data's answer_check over real HTTP: equal on sync and stream, a note on /v1, repair."""
+"""The final data's answer_check over real HTTP: sync and stream, /v1's note, repair, read back."""
 
 from __future__ import annotations
 
@@ -46,6 +46,32 @@ async def test_the_check_names_the_unsupported_figure_on_sync_and_stream_alike(
     assert "not found in the query results: 79.5万" in content
 
 
+async def turns_of(service, thread_id: str) -> list[dict]:
+    """Return the conversation detail's `turns`, as a page reopening it reads them."""
+    response = await service.http.get(f"/api/v0/react/conversations/{thread_id}")
+    assert response.status_code == 200, response.text
+    return response.json()["data"]["turns"]
+
+
+async def test_a_conversation_read_back_has_each_answer_check_as_the_final_data_had_it(
+    stub_settings: Settings, stub: OpenAIStub
+):
+    async with running_service(stub_settings) as service:
+        script(stub)
+        _, first = await service.ask(question="各大区销售额")
+        thread_id = first["data"]["conversation_id"]
+        script(stub, "华东最多，约78.2万元。")
+        _, second = await service.ask(question="再说一遍", thread_id=thread_id)
+        turns = await turns_of(service, thread_id)
+
+    assert [turn["answer_check"] for turn in turns] == [
+        first["data"]["answer_check"],
+        second["data"]["answer_check"],
+    ]
+    assert turns[0]["answer_check"]["unsupported"][0]["text"] == "79.5万"
+    assert turns[1]["answer_check"]["unsupported"] == []
+
+
 async def test_with_answer_check_off_the_final_data_has_no_new_key(
     stub_settings: Settings, stub: OpenAIStub
 ):
@@ -53,8 +79,10 @@ async def test_with_answer_check_off_the_final_data_has_no_new_key(
     async with running_service(settings) as service:
         script(stub)
         _, body = await service.ask(question="各大区销售额")
+        turns = await turns_of(service, body["data"]["conversation_id"])
     assert "answer_check" not in body["data"]
     assert body["data"]["response"] == ANSWER
+    assert "answer_check" not in turns[0]
 
 
 CORRECTED = "华东最多，约78.2万元。"
@@ -75,6 +103,7 @@ async def test_with_repair_the_sync_answer_is_the_corrected_one_after_one_more_m
         before = len(stub.requests)
         status, body = await service.ask(question="各大区销售额")
         requests = stub.requests[before:]
+        turns = await turns_of(service, body["data"]["conversation_id"])
 
     assert status == 200
     data = body["data"]
@@ -93,6 +122,9 @@ async def test_with_repair_the_sync_answer_is_the_corrected_one_after_one_more_m
         "agent",
         "format_final_response",
     ]
+    # Read back, the turn's check is the corrected answer's, repaired, with `before`.
+    assert turns[0]["answer"] == CORRECTED
+    assert turns[0]["answer_check"] == check
 
 
 async def test_the_stream_shows_the_repair_step_and_its_tokens_then_the_checked_answer(
