@@ -1,4 +1,4 @@
-"""The page during ANSWER_CHECK=repair: the doubted answer gives way to the restated one."""
+"""The page during ANSWER_CHECK=repair: the doubted answer gives way to the restated one, noted."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ TWO_FRAMES = "new Promise((done) => requestAnimationFrame(() => requestAnimation
 
 WRONG = "华东最多，约78.2万元；华南为79.5万元。"
 RIGHT = "华东最多，约78.2万元。"
+CORRECTED_ONCE = "此回答已按查询结果更正过一次。"
 
 
 async def test_page_clears_the_doubted_answer_while_the_model_restates_it(
@@ -66,4 +67,12 @@ async def test_page_clears_the_doubted_answer_while_the_model_restates_it(
         finally:
             release_all(model)
         await page.assert_streams_closed()
+        # The restated answer is supported: no mark, only a note that it was corrected once,
+        # live and read back from the conversation.
+        for _ in range(2):
+            await expect(page.hook("answer-repaired")).to_have_text(f"↻{CORRECTED_ONCE}")
+            await expect(page.page.locator("mark")).to_have_count(0)
+            await expect(page.hook("answer-check")).to_have_count(0)
+            await page.page.reload()
+            await expect(page.hook("answer")).to_have_text(RIGHT)
         assert page.page_errors == []
