@@ -97,7 +97,8 @@ class Conversation(OpenModel):
     turns: list[dict[str, Any]] = Field(
         default_factory=list,
         description="One item per question, oldest first: question, answer, timestamp, sql, "
-        "sqls, records, chart and result_id, as the final data of that question had them.",
+        "sqls, records, chart and result_id, as the final data of that question had them, "
+        "and answer_check for an answered question unless ANSWER_CHECK=off.",
     )
 
 

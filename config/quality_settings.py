@@ -17,9 +17,14 @@ class QualitySettings(BaseSettings):
         "(not served until an admin sets verified through training_data/update; its SQL is "
         "run once and the result kept for the review) or verified (served at once, as before).",
     )
-    answer_check: Literal["off", "on"] = Field(
+    answer_check: Literal["off", "on", "repair"] = Field(
         default="on",
         description="Match every number, date and named value of the final answer against "
         "the cells of the results the run read, and add answer_check to the final data "
-        "(rules, no model call); off adds nothing.",
+        "(rules, no model call); off adds nothing. repair also gives an answer with "
+        "unsupported figures one repair turn: the model is told which figures no row "
+        "supports and answers again (it may query again); the new answer is checked and "
+        "answer_check says repaired: true, with the first answer's figures in before. At "
+        "most one repair turn per question (one more model call, and one per query round "
+        "it runs), never a loop.",
     )

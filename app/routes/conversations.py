@@ -188,8 +188,9 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "updated_at": conversation["updated_at"],
         "messages": visible_history(conversation["messages"], include_tools),
         "blocks": conversation_blocks(conversation),
-        # Per question: answer, SQL, records and chart, so a page restores every turn.
-        "turns": conversation_turns(conversation["messages"]),
+        # Per question: answer, SQL, records, chart and answer check, so a page restores
+        # every turn as it showed it live.
+        "turns": conversation_turns(conversation["messages"], runner.check_answer),
     }
     _, scope = request_actor(agent_service_of(current_app), user_id)
     if scope is not None and not scope.show_sql:

@@ -137,6 +137,7 @@ function onStreamMessage(run, event) {
       break;
     case "progress":
       turn.progress.onProgress(data);
+      if (data.answer_repair) turn.restartAnswer(); // ANSWER_CHECK=repair: a new answer follows
       break;
     case "tool_call":
       turn.addToolCall(data);

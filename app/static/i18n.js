@@ -114,6 +114,12 @@ export const TEXT = {
     edit: "修改后执行",
     reject: "拒绝",
     undone: "已撤销",
+    check_NUMBER_NOT_IN_RESULTS: "查询结果中没有这个数字",
+    check_DATE_NOT_IN_RESULTS: "查询结果中没有这个日期",
+    check_UNSUPPORTED: "查询结果不支持这个数值",
+    checkSummaryOne: "1 个数值未在查询结果中找到：{figures}",
+    checkSummaryMany: "{n} 个数值未在查询结果中找到：{figures}",
+    checkRepaired: "此回答已按查询结果更正过一次。",
   },
   "en-US": {
     title: "Ask your data",
@@ -226,6 +232,12 @@ export const TEXT = {
     edit: "Edit and run",
     reject: "Reject",
     undone: "Undone",
+    check_NUMBER_NOT_IN_RESULTS: "This number is not in the query results",
+    check_DATE_NOT_IN_RESULTS: "This date is not in the query results",
+    check_UNSUPPORTED: "The query results do not support this figure",
+    checkSummaryOne: "1 figure not found in the rows: {figures}",
+    checkSummaryMany: "{n} figures not found in the rows: {figures}",
+    checkRepaired: "This answer was corrected once to match the rows.",
   },
 };
 

@@ -13,6 +13,7 @@ const NODE_PHASE = {
   approve_sql: "query",
   tools: "query",
   update_state_after_tool: "query",
+  review_answer: "answer",
   format_final_response: "answer",
   __end__: "answer",
 };

@@ -1,5 +1,5 @@
-// A conversation read back into turns: each question with its answer, SQL, chart and results
-// (the detail endpoint's `turns`) and the steps it took (its tool messages).
+// A conversation read back into turns: each question with its answer (and its check), SQL,
+// chart and results (the detail endpoint's `turns`) and the steps it took (its tool messages).
 
 import { fetchConversation, splitTurns } from "./history.js";
 import { Turn } from "./turn.js";
@@ -19,6 +19,7 @@ export async function restoreTurns(threadId, lang) {
       sql: item.sql,
       records: item.records,
       chart: item.chart,
+      answer_check: item.answer_check,
       conversation_id: threadId,
       user_id: conversation.user_id,
     };

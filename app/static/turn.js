@@ -1,6 +1,7 @@
-// One question and its answer in the thread: the question, the answer (Markdown), the chart,
-// the results, the SQL, the thumbs, then the folded progress and the steps taken.
+// One question and its answer in the thread: the question, the answer (Markdown) and its check,
+// the chart, the results, the SQL, the thumbs, then the folded progress and the steps taken.
 
+import { showAnswerCheck } from "./answer_check.js";
 import { chartView } from "./chart.js";
 import { feedbackView } from "./feedback.js";
 import { label } from "./i18n.js";
@@ -58,6 +59,14 @@ export class Turn {
     });
   }
 
+  /** Drop the streamed answer: the answer check sent it back, and it is being restated. */
+  restartAnswer() {
+    if (this.pendingRender) cancelAnimationFrame(this.pendingRender);
+    this.pendingRender = null;
+    this.text = "";
+    renderMarkdown(this.answer, this.text);
+  }
+
   addToolCall(data) {
     this.tools.addCall(data);
     if (this.work.hidden) this.work.open = true; // open while it runs, folded once answered
@@ -69,17 +78,18 @@ export class Turn {
     this.work.hidden = false;
   }
 
-  /** Show a finished answer: text, chart, results, SQL, thumbs. */
+  /** Show a finished answer: text and its check, chart, results, SQL, thumbs. */
   showResult(data, { threadId, resultId, runId, feedback = true }) {
     if (this.pendingRender) cancelAnimationFrame(this.pendingRender);
     this.pendingRender = null;
     this.text = data.response ?? data.answer ?? this.text;
     renderMarkdown(this.answer, this.text);
+    // Marked on the sanitised answer's text nodes: the check's texts never become markup.
+    const parts = showAnswerCheck(this.answer, data.answer_check);
     const records = data.records;
     const rows = records?.rows?.length ?? 0;
     const total = records?.total_row_count ?? rows;
     const partial = records && (records.is_limited || total > rows) ? { shown: rows, total } : null;
-    const parts = [];
     const chart = chartView(data.chart, partial);
     if (chart) parts.push(chart);
     if (records?.columns?.length) {

@@ -74,6 +74,8 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             progress["data"]["tool_names"] = event.tool_names
         if event.subagent is not None:
             progress["data"]["subagent"] = event.subagent
+        if event.answer_repair is not None:  # review_answer sent the answer back once
+            progress["data"]["answer_repair"] = event.answer_repair
         return [progress]
     if isinstance(event, ToolCalled | ToolReturned):
         return [tool_envelope(event, ctx)] if ctx.stream_tools else []

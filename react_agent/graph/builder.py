@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
@@ -11,12 +13,14 @@ from langgraph.prebuilt.tool_node import ToolInvocationError
 
 from react_agent.approval.node import SqlApproval
 from react_agent.databases.base import QueryFailed
+from react_agent.graph.hooks import AnswerReview
 from react_agent.graph.node_names import (
     AGENT,
     APPROVE_SQL,
     END,
     FORMAT_FINAL_RESPONSE,
     PREPARE_TOOL_INPUT,
+    REVIEW_ANSWER,
     START,
     TOOLS,
     TRIM_MESSAGES,
@@ -37,10 +41,13 @@ def build_graph(
     tools: list[BaseTool],
     checkpointer: BaseCheckpointSaver | None,
     approval: SqlApproval | None = None,
+    review: AnswerReview | None = None,
 ) -> CompiledStateGraph:
     """Wire the nodes into the ReAct loop and compile it with the checkpointer.
 
     With `approval`, runs that ask for it stop before each query for a person's decision.
+    With `review` (ANSWER_CHECK=repair), a question's first answer is checked against its
+    rows before it is final, and one with unsupported figures goes back to the model once.
     """
     builder = StateGraph(AgentState)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
@@ -56,9 +63,21 @@ def build_graph(
     builder.add_edge(START, TRIM_MESSAGES)
     builder.add_edge(TRIM_MESSAGES, AGENT)
     # The model either asks for tools or answers (also when the step limit is near).
-    builder.add_conditional_edges(
-        AGENT, nodes.route_model_output, [PREPARE_TOOL_INPUT, FORMAT_FINAL_RESPONSE]
-    )
+    if review is None:
+        builder.add_conditional_edges(
+            AGENT, nodes.route_model_output, [PREPARE_TOOL_INPUT, FORMAT_FINAL_RESPONSE]
+        )
+    else:
+        # A first answer is checked on its way out; an unsupported one gets one repair turn.
+        builder.add_node(REVIEW_ANSWER, review.review_answer)
+        builder.add_conditional_edges(
+            AGENT,
+            _reviewing(nodes.route_model_output, review),
+            [PREPARE_TOOL_INPUT, REVIEW_ANSWER, FORMAT_FINAL_RESPONSE],
+        )
+        builder.add_conditional_edges(
+            REVIEW_ANSWER, review.route_after_review, [AGENT, FORMAT_FINAL_RESPONSE]
+        )
     if approval is None:
         builder.add_edge(PREPARE_TOOL_INPUT, TOOLS)
     else:
@@ -78,3 +97,15 @@ def build_graph(
     builder.add_edge(UPDATE_STATE_AFTER_TOOL, AGENT)
     builder.add_edge(FORMAT_FINAL_RESPONSE, END)
     return builder.compile(checkpointer=checkpointer, name="sql_react_agent")
+
+
+def _reviewing(route: Callable[[AgentState], str], review: AnswerReview) -> Callable[..., str]:
+    """Return `route` with answers the review wants to see sent to it first."""
+
+    def route_with_review(state: AgentState) -> str:
+        target = route(state)
+        if target == FORMAT_FINAL_RESPONSE and review.wants_review(state):
+            return REVIEW_ANSWER
+        return target
+
+    return route_with_review

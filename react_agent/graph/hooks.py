@@ -2,7 +2,8 @@
 
 The graph knows its optional features only through these: service/assembly.py gives the
 nodes an object of each shape (the history's blocks, the memory's retrieval reporter, the
-run's model-call and schema reporters, the catalogue's schema section) or None to leave it out.
+run's model-call and schema reporters, the catalogue's schema section); build_graph is given
+the answer review (ANSWER_CHECK=repair). None leaves a feature out.
 """
 
 from __future__ import annotations
@@ -72,3 +73,16 @@ class HistoryHooks(Protocol):
         self, state: AgentState, visible: Sequence[AnyMessage]
     ) -> Sequence[AnyMessage]:
         """Return the messages whose results the prompt lists."""
+
+
+class AnswerReview(Protocol):
+    """The answer's one repair turn, ANSWER_CHECK=repair (react_agent.results.answer_repair)."""
+
+    def wants_review(self, state: AgentState) -> bool:
+        """Whether the model's newest message is an answer to check before it is final."""
+
+    async def review_answer(self, state: AgentState) -> dict[str, Any]:
+        """Check the answer; with unsupported figures, ask the model to restate it (once)."""
+
+    def route_after_review(self, state: AgentState) -> str:
+        """Return the next node: the agent for the repair turn, else the final response."""

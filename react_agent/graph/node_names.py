@@ -9,6 +9,8 @@ APPROVE_SQL = "approve_sql"
 TOOLS = "tools"
 UPDATE_STATE_AFTER_TOOL = "update_state_after_tool"
 FORMAT_FINAL_RESPONSE = "format_final_response"
+REVIEW_ANSWER = "review_answer"
+"""Only with ANSWER_CHECK=repair: checks a first answer and may send it back once."""
 
 QUEUED = "__queued__"
 """Not a node: the stream's progress name for a run waiting to start (display: Queued)."""
@@ -22,9 +24,11 @@ GRAPH_NODES = (
     APPROVE_SQL,
     TOOLS,
     UPDATE_STATE_AFTER_TOOL,
+    REVIEW_ANSWER,
     FORMAT_FINAL_RESPONSE,
 )
-"""Every node the graph declares, in the order a tool-using run first meets them."""
+"""Every node the graph may declare, in the order a tool-using run first meets them
+(REVIEW_ANSWER only with ANSWER_CHECK=repair)."""
 
 __all__ = [
     "AGENT",
@@ -35,6 +39,7 @@ __all__ = [
     "PREPARE_TOOL_INPUT",
     "QUEUED",
     "RETRIEVE_EXAMPLES",
+    "REVIEW_ANSWER",
     "START",
     "TOOLS",
     "TRIM_MESSAGES",

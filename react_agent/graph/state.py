@@ -59,6 +59,11 @@ class AgentState(TypedDict, total=False):
     final_answer: str | None
     """The answer to the current question, set by format_final_response."""
 
+    answer_repair: dict[str, Any] | None
+    """With ANSWER_CHECK=repair: the check of the first answer that review_answer sent back
+    for the question's one repair turn (`{checked, supported, unsupported}`); None while the
+    question has had no repair turn."""
+
     remaining_steps: RemainingSteps
     """Steps left before the recursion limit (managed by LangGraph)."""
 
@@ -84,6 +89,7 @@ def new_question_state() -> dict[str, Any]:
         "sql_refusal_count": 0,
         "sql_approval": {"approved": [], "refused_edit": None},
         "final_answer": None,
+        "answer_repair": None,
         "examples_prompt": None,
         "examples_used": [],
     }

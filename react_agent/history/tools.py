@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState
 
@@ -106,6 +112,8 @@ def _answers(messages: Sequence[AnyMessage], blocks: Sequence[dict[str, Any]]) -
 def _describe(message: AnyMessage) -> str:
     if isinstance(message, HumanMessage):
         return f"User: {message_text(message)}"
+    if isinstance(message, SystemMessage):  # the answer check's repair request
+        return f"Service: {message_text(message)}"
     if isinstance(message, ToolMessage):
         return f"Tool {message.name} result:\n{message_text(message)}"
     if isinstance(message, AIMessage) and message.tool_calls:

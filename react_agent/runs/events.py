@@ -71,6 +71,9 @@ class NodeFinished:
     tool_names: list[str] = field(default_factory=list)
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent's graph ran the node (react_agent/subagents)."""
+    answer_repair: dict[str, Any] | None = None
+    """For review_answer (ANSWER_CHECK=repair): the check that sent the answer back for its
+    repair turn, `{checked, supported, unsupported}`; None when the answer went on as it was."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from react_agent.approval.pending import close_pending_approval, pending_approva
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
+from react_agent.runs.events import NodeFinished
 from react_agent.runs.tally import ResultTally
 from react_agent.runs.turn_repair import close_unfinished_turn
 
@@ -39,6 +40,12 @@ def graph_input_for(
         **new_question_state(),
     }
     return graph_input, ResultTally(history, graph_input)
+
+
+def node_finished(node: str, step: int, update: Any) -> NodeFinished:
+    """Return the event of a finished node: the tools it ran, the repair turn it asked for."""
+    repair = update.get("answer_repair") if isinstance(update, dict) else None
+    return NodeFinished(node, step, tool_names(update), answer_repair=repair)
 
 
 def tool_names(update: Any) -> list[str]:

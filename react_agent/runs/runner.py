@@ -30,7 +30,6 @@ from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import (
-    NodeFinished,
     RunFailed,
     RunFinished,
     RunResult,
@@ -38,7 +37,7 @@ from react_agent.runs.events import (
     RunWaiting,
     TokenStreamed,
 )
-from react_agent.runs.graph_io import answer_token, graph_input_for, tool_names
+from react_agent.runs.graph_io import answer_token, graph_input_for, node_finished
 from react_agent.runs.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
@@ -344,7 +343,7 @@ class AgentRunner:
                         path.append(node)
                         tally.add(update)
                         work.add(update)
-                        run.append(NodeFinished(node, len(path), tool_names(update)))
+                        run.append(node_finished(node, len(path), update))
                         # Tool events come after their node's event (runs/tool_events.py).
                         for tool_event in tool_events.events_for(update, len(path)):
                             run.append(tool_event)
@@ -362,7 +361,8 @@ class AgentRunner:
             question=asked,
             approval=approval,
             answer_check=review_answer(
-                self.check_answer, result.answer, asked, history, work.records_read, work.sqls
+                self.check_answer, result.answer, asked, history, work.records_read, work.sqls,
+                repaired_from=tally.values.get("answer_repair"),
             ),
             trace_id=run.trace_id,
             show_sql=scope.show_sql,

@@ -26,6 +26,7 @@ from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
+from react_agent.results.answer_repair import AnswerRepair
 from react_agent.runs.admission import Admission
 from react_agent.runs.listener_reports import (
     report_model_call,
@@ -244,7 +245,9 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         tools = [*tools, build_ask_user_tool(settings.clarify_max)]
         nodes = replace(nodes, model=model.bind_tools(tools), clarify=True)
     approval = SqlApproval(service.database.dialect, settings.allowed_tables, report_query)
-    graph = build_graph(nodes, tools, service.checkpointer, approval)
+    # ANSWER_CHECK=repair: a first answer with unsupported figures goes back to the model once.
+    review = AnswerRepair(check_answer) if settings.answer_check == "repair" else None
+    graph = build_graph(nodes, tools, service.checkpointer, approval, review)
     return AgentRunner(
         graph,
         locks,

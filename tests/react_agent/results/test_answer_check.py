@@ -100,3 +100,12 @@ def test_a_numeric_sent_as_text_is_a_figure():
         {"level": "普通", "avg": "734.1598765432109876543"},
     ]}
     assert check_answer("金卡平均750.11元，普通734.16元", [averages])["unsupported"] == []
+
+
+def test_a_masked_values_token_is_no_figure():
+    # The model sees sensitive values as tokens (access/masking) and may repeat them.
+    salaries = {"columns": ["name", "salary"], "total_row_count": 1, "rows": [
+        {"name": "张三", "salary": 52000},
+    ]}
+    check = check_answer("张三的工资是‹salary#3486›，共1人。", [salaries])
+    assert check["unsupported"] == [] and check["checked"] == 2  # 张三 and the row count
