@@ -23,7 +23,7 @@ import sqlglot
 from bench.environment import BENCH_DIR
 from react_agent.access.policy import load_policy
 from react_agent.access.rewrite import apply_scope
-from react_agent.tools.sql_guard import check_query
+from react_agent.guard.sql_guard import check_query
 
 POLICY = Path(__file__).resolve().parent.parent / "config" / "policy.sample.yaml"
 CATALOG = {

@@ -20,7 +20,7 @@ from langgraph.types import Send, interrupt
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, tables_read
 from react_agent.graph.node_names import APPROVE_SQL, TOOLS, UPDATE_STATE_AFTER_TOOL
 from react_agent.graph.state import AgentState
-from react_agent.tools.sql_guard import QueryRejected, check_query
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.tools.sql_tools import RUN_SQL, QueryReporter
 
 APPROVE_SQL_FLAG = "approve_sql"

@@ -24,7 +24,7 @@ from react_agent.graph.node_names import (
 )
 from react_agent.graph.nodes import AgentNodes
 from react_agent.graph.state import AgentState
-from react_agent.tools.sql_guard import QueryRejected
+from react_agent.guard.sql_guard import QueryRejected
 
 
 def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:

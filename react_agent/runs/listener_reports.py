@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlglot import exp
 
+from react_agent.guard.sql_guard import QueryRejected, parse_statement
 from react_agent.runs.event_sink import current_event_sink
 from react_agent.runs.listeners import ModelCalled, ModelOutcome, QueryFinished, QueryOutcome
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 
 def report_model_call(

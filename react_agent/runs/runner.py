@@ -24,7 +24,7 @@ from react_agent.approval.pending import (
 from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.graph.nodes import CLARIFY_FLAG
-from react_agent.observability.log_context import bind_log_ids, current_trace_id
+from react_agent.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question

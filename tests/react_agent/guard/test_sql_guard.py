@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from react_agent.tools.sql_guard import QueryRejected, check_query, is_table_allowed
+from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
 
 DIALECTS = ["sqlite", "postgres"]
 SAMPLE_TABLES = frozenset({"regions", "stores", "customers", "products", "orders", "order_items"})

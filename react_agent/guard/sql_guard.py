@@ -11,14 +11,14 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.tokens import TokenType
 
-from react_agent.tools.sql_dialect_rules import (
+from react_agent.guard.sql_dialect_rules import (
     DialectRuleBroken,
     check_dialect_node,
     check_dialect_table,
     check_dialect_text,
     is_refused_in_dialect,
 )
-from react_agent.tools.sql_refusals import (
+from react_agent.guard.sql_refusals import (
     WRITE_KINDS,
     is_catalog,
     is_refused_function,

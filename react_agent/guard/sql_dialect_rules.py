@@ -7,7 +7,7 @@ import re
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from react_agent.tools.sql_refusals import DIALECT_REFUSED_FUNCTIONS
+from react_agent.guard.sql_refusals import DIALECT_REFUSED_FUNCTIONS
 
 # MySQL runs the text of /*! … */ and MariaDB that of /*M! … */ as SQL, while sqlglot
 # reads both as comments: a SLEEP() or LOAD_FILE() inside would pass the tree's checks.
