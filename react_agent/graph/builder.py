@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError
 
-from react_agent.approval.node import SqlApproval
 from react_agent.databases.base import QueryFailed
+from react_agent.graph.features import GraphParts
 from react_agent.graph.node_names import (
     AGENT,
     APPROVE_SQL,
@@ -22,7 +21,6 @@ from react_agent.graph.node_names import (
     TRIM_MESSAGES,
     UPDATE_STATE_AFTER_TOOL,
 )
-from react_agent.graph.nodes import AgentNodes
 from react_agent.graph.state import AgentState
 from react_agent.guard.sql_guard import QueryRejected
 
@@ -32,16 +30,13 @@ def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected
     return f"Error: {error}"
 
 
-def build_graph(
-    nodes: AgentNodes,
-    tools: list[BaseTool],
-    checkpointer: BaseCheckpointSaver | None,
-    approval: SqlApproval | None = None,
-) -> CompiledStateGraph:
+def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
     """Wire the nodes into the ReAct loop and compile it with the checkpointer.
 
-    With `approval`, runs that ask for it stop before each query for a person's decision.
+    With a tool gate (approval), runs that ask for it stop before each query for a
+    person's decision.
     """
+    nodes, tools, approval = parts.bound_nodes(), list(parts.tools), parts.gate
     builder = StateGraph(AgentState)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
     builder.add_node(AGENT, nodes.call_model)

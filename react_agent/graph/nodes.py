@@ -18,6 +18,7 @@ from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import (
+    ExampleSource,
     HistoryHooks,
     ModelCallReporter,
     RetrievalReporter,
@@ -34,7 +35,6 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
-from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
 
@@ -58,7 +58,7 @@ class AgentNodes:
     """Node functions bound to one model and one set of settings.
 
     Args:
-        model: The chat model, already bound to the tools.
+        model: The chat model, bound to the tools (graph/features.GraphParts binds it).
         dialect: The database's SQL dialect, told to the model.
         tables: Names of the tables, told to the model.
         max_turns: Most recent turns the model sees.
@@ -85,7 +85,7 @@ class AgentNodes:
     row_limit: int
     preview_rows: int
     language_hint: str = ""
-    retriever: ExampleRetriever | None = None
+    retriever: ExampleSource | None = None
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
@@ -194,7 +194,7 @@ class AgentNodes:
             searched = self.retriever.k > 0 and self.retriever.holds_items
             if self.report_retrieval is not None and searched:
                 duration_ms = round((time.monotonic() - started) * 1000)
-                self.report_retrieval(SEARCH_EXAMPLES, text, ids, duration_ms)
+                self.report_retrieval(text, ids, duration_ms)
         return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
