@@ -20,7 +20,7 @@ from app.asking.bodies import query_args_payload, read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.errors import request_lang
-from app.schemas import NoContent, StreamEvent, StreamHeaders
+from app.schemas.stream import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext, end_envelope, error_event_envelope
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import format_event_id, parse_event_id

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app.binding import address_problem, free_port_after
+from app.server.binding import address_problem, free_port_after
 from config import Settings
 from tests.support.service_process import (
     REPO_ROOT,

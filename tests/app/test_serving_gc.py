@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.serving import FreezeAfterStartup
+from app.server.serving import FreezeAfterStartup
 
 
 @pytest.fixture

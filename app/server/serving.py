@@ -15,8 +15,8 @@ from hypercorn.utils import wrap_app
 
 from app import create_app
 from app.app_state import agent_service_of
-from app.asgi import ServiceASGI
-from app.binding import bind_sockets
+from app.server.asgi import ServiceASGI
+from app.server.binding import bind_sockets
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024

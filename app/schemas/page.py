@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.schemas import OpenModel
+from app.schemas.base import OpenModel
 
 
 class EditedConversation(OpenModel):

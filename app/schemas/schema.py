@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from app.schemas import OpenModel
+from app.schemas.base import OpenModel
 
 
 class SchemaColumn(OpenModel):

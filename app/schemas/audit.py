@@ -7,8 +7,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.schemas import OpenModel
-from app.schemas_memory import Pagination
+from app.schemas.base import OpenModel
+from app.schemas.memory import Pagination
 from react_agent.audit.records import audit_time
 from react_agent.audit.store import AuditFilter
 from react_agent.errors import bad_request

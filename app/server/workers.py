@@ -11,9 +11,9 @@ from typing import Any
 
 from hypercorn.config import Config, Sockets
 
-from app.binding import bind_sockets
 from app.observability.metrics_processes import forget_worker
-from app.serving import run_event_loop, serve_forever
+from app.server.binding import bind_sockets
+from app.server.serving import run_event_loop, serve_forever
 from config import Settings
 from react_agent.databases.urls import database_kind
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from app.asking.validation import MAX_USER_ID_CHARS
-from app.schemas import OpenModel
+from app.schemas.base import OpenModel
 
 
 class DatasetQuery(BaseModel):
