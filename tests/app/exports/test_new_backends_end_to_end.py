@@ -10,7 +10,7 @@ import pytest
 
 from config import Settings
 from react_agent.sample_data import SAMPLE_DB_PATH
-from tests.app.test_exports import EXPORT, ORDERS_SQL, parse_csv, result_ids
+from tests.app.exports.test_exports import EXPORT, ORDERS_SQL, parse_csv, result_ids
 from tests.support.data_files import write_sample_folder
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

@@ -9,7 +9,7 @@ from contextlib import AsyncExitStack
 
 import httpx
 
-from tests.app.test_scale_out_streams import RawEvent, raw_events, read_until, two_workers
+from tests.app.scale_out.test_scale_out_streams import RawEvent, raw_events, read_until, two_workers
 from tests.support.openai_stub import OpenAIStub, Reply
 from tests.support.sse import STREAM_PATH
 from tests.support.waiting import eventually

@@ -11,11 +11,11 @@ from typing import Any
 
 from playwright.async_api import Browser, Page, expect
 
-from tests.app.test_progress_page import CHROMIUM, CHROMIUM_ARGS, browser_missing
+from tests.app.page.test_progress_page import CHROMIUM, CHROMIUM_ARGS, browser_missing
 
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "page"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "page"
 """Screenshots of the page's main states (docs/page.md names this folder; git ignores it)."""
-AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 15_000

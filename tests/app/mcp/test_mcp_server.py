@@ -17,7 +17,7 @@ from tests.support.mcp_client import http_session
 from tests.support.scripted_model import answer, call_tool
 from tests.support.service_process import stop_process
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 HYPERCORN_KEEP_ALIVE = 5.0
 """Hypercorn closes an idle keep-alive connection after this many seconds, at shutdown too."""
 REGION_SQL = (

@@ -9,7 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from config import Settings
-from tests.app.test_exports import EXPORT, parse_csv, result_ids
+from tests.app.exports.test_exports import EXPORT, parse_csv, result_ids
 from tests.support.data_files import GBK_CSV, write_excel
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

@@ -93,7 +93,7 @@ async def test_completed_data_equals_the_sync_data_for_the_same_model_outputs(se
     assert stream_data.pop("type") == "completed"
     sync_data.pop("timestamp"), stream_data.pop("timestamp")
     # The scripted model numbers its tool calls afresh, so the result ids (the call ids)
-    # differ; tests/app/test_final_data_work.py compares them with fixed ids.
+    # differ; tests/app/asking/test_final_data_work.py compares them with fixed ids.
     for data in (sync_data, stream_data):
         assert [sql.pop("result_id") for sql in data["sqls"]] != [None]
     assert stream_data == sync_data

@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 
 import httpx
 
-from tests.app.test_scale_out_streams import (
+from tests.app.scale_out.test_scale_out_streams import (
     RawEvent,
     raw_events,
     read_until,

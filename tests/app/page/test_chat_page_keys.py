@@ -12,7 +12,7 @@ from playwright.async_api import expect
 from pydantic import SecretStr
 
 from config import Settings
-from tests.app.chat_page_support import ServedPage, chromium, open_tab, skip_without_browser
+from tests.app.page.chat_page_support import ServedPage, chromium, open_tab, skip_without_browser
 from tests.support.live_server import running_service
 from tests.support.routed_model import RoutedChatModel
 from tests.support.scripted_model import ScriptedChatModel, answer

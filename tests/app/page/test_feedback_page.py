@@ -7,7 +7,7 @@ import re
 from playwright.async_api import Browser, expect
 
 from config import Settings
-from tests.app import test_progress_page as progress_page
+from tests.app.page import test_progress_page as progress_page
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
 
-CLIENTS_DIR = Path(__file__).resolve().parents[1] / "clients"
+CLIENTS_DIR = Path(__file__).resolve().parents[2] / "clients"
 INSPECTOR = CLIENTS_DIR / "node_modules" / ".bin" / "mcp-inspector"
 INSPECTOR_TIMEOUT = 120.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from config import Settings
-from tests.app.test_progress_page import (  # noqa: F401 (fixtures)
+from tests.app.page.test_progress_page import (  # noqa: F401 (fixtures)
     WAIT_SECONDS,
     browser,
     fast_settings,

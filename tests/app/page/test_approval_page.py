@@ -7,7 +7,7 @@ import re
 from playwright.async_api import expect
 
 from config import Settings
-from tests.app.test_progress_page import (  # noqa: F401  (the browser fixture)
+from tests.app.page.test_progress_page import (  # noqa: F401  (the browser fixture)
     QUESTION,
     STORES_BY_REGION_SQL,
     browser,

@@ -12,7 +12,7 @@ from playwright.async_api import expect
 
 from config import Settings
 from config.sample_questions import sample_questions
-from tests.app.chat_page_support import (
+from tests.app.page.chat_page_support import (
     CJK,
     PHONE,
     ServedPage,

@@ -13,7 +13,7 @@ from tests.support.scripted_model import ScriptedChatModel
 
 ADMIN_KEY, ALICE_KEY = "admin-key-123", "alice-key-456"
 AMOUNT_SQL = "SELECT SUM(amount) FROM orders"
-SEMANTIC = Path(__file__).resolve().parents[2] / "config" / "semantic.sample.yaml"
+SEMANTIC = Path(__file__).resolve().parents[3] / "config" / "semantic.sample.yaml"
 
 
 def bearer(key: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from config import Settings
 from react_agent.sample_data import SAMPLE_DB_PATH
-from tests.app import test_progress_page as progress
+from tests.app.page import test_progress_page as progress
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 

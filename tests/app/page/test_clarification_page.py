@@ -5,7 +5,7 @@ from __future__ import annotations
 from playwright.async_api import expect
 
 from config import Settings
-from tests.app.test_progress_page import (  # noqa: F401  (the browser fixture)
+from tests.app.page.test_progress_page import (  # noqa: F401  (the browser fixture)
     browser,
     open_progress_page,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from config import Settings
-from tests.app.test_progress_page import browser, fast_settings, open_progress_page  # noqa: F401
+from tests.app.page.test_progress_page import browser, fast_settings, open_progress_page  # noqa: F401
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer
 
