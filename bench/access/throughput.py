@@ -1,4 +1,4 @@
-"""The access policy's cost at c=100: `python -m bench.access_throughput`.
+"""The access policy's cost at c=100: `python -m bench.access.throughput`.
 
 Figures, not assertions. Two agents built by `react_agent.service.open_agent_service` as
 `python -m app` builds them (ChatOpenAI on the benchmark's stub, `python -m bench.stub`,
@@ -27,12 +27,12 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.memory_throughput import one_round, stub_process
+from bench.memory.throughput import one_round, stub_process
 from config import Settings
 from react_agent.service import open_agent_service
 
 SIDES = ("none", "policy")
-SAMPLE_POLICY = Path(__file__).resolve().parents[1] / "config" / "policy.sample.yaml"
+SAMPLE_POLICY = Path(__file__).resolve().parents[2] / "config" / "policy.sample.yaml"
 ASKER = "alice"
 
 

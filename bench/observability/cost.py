@@ -1,4 +1,4 @@
-"""Observability's cost at c=100: `python -m bench.observability`.
+"""Observability's cost at c=100: `python -m bench.observability.cost`.
 
 Figures, not assertions. Three agents built by `react_agent.service.open_agent_service` as
 `python -m app` builds them (ChatOpenAI on the benchmark's stub, `python -m bench.stub`,
@@ -12,7 +12,7 @@ concurrency; rounds alternate the order of the sides so that the machine's other
 falls on all of them. Prints each round, each side's median questions/s, the ratios to
 `none` (targets: metrics ≥ 0.97, metrics + traces ≥ 0.90), the CPU time per question,
 and the listeners' own CPU time per question, from a replay of one recorded question's
-events (the steadiest figure on a shared machine). Figures: bench/observability.md.
+events (the steadiest figure on a shared machine). Figures: bench/observability/results.md.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.memory_throughput import one_round, stub_process
+from bench.memory.throughput import one_round, stub_process
 from config import Settings
 from react_agent.service import open_agent_service
 

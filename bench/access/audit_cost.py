@@ -1,6 +1,6 @@
 """The audit's cost per question: CPU and throughput in-process with AUDIT on vs off.
 
-`python -m bench.audit_cost` builds the agent as `python -m app` does (the sample
+`python -m bench.access.audit_cost` builds the agent as `python -m app` does (the sample
 database, conversations in a SQLite file), with a tiny scripted chat model instead of an
 LLM (one run_sql, then an answer: one audit record per question), and alternates rounds
 with the audit off and on. Each round asks `--questions` questions, `--concurrency` at a

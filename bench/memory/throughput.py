@@ -1,9 +1,9 @@
-"""Memory on vs off at c=100: `python -m bench.memory_throughput`.
+"""Memory on vs off at c=100: `python -m bench.memory.throughput`.
 
 Figures, not assertions. Two agents built by `react_agent.service.open_agent_service`, as
 `python -m app` builds them (ChatOpenAI on the benchmark's stub, `python -m bench.stub`,
 started here in a process of its own; the sample database; a SQLite checkpointer each):
-one with MEMORY on and 10,000 stored question→SQL examples (bench/memory.py's synthetic
+one with MEMORY on and 10,000 stored question→SQL examples (bench/memory/retrieval.py's synthetic
 ones, most sharing words with the question, so every question puts examples in its
 prompt), one with MEMORY off. Questions go through `AgentRunner.start` and its event log
 (bench/drivers/graph.py `runner_question`, what the routes do less HTTP) at a fixed
@@ -12,7 +12,7 @@ other load falls on both. Prints each round, the throughput of each side (the me
 its rounds), the ratio on/off (target ≥ 0.95), the CPU time per question of each side
 (the steadier figure on a shared machine: the ratio off/on is the throughput ratio a
 CPU-bound process would see) and the retrieval time per question at
-10,000 examples, lexical and lexical + vector (bench/memory.py).
+10,000 examples, lexical and lexical + vector (bench/memory/retrieval.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
 from bench.drivers.question import Question
-from bench.memory import fill
-from bench.memory import run as retrieval_times
+from bench.memory.retrieval import fill
+from bench.memory.retrieval import run as retrieval_times
 from config import Settings
 from react_agent.service import AgentService, open_agent_service
 

@@ -1,4 +1,4 @@
-"""Evaluation throughput with the scripted model: `python -m bench.eval_throughput`.
+"""Evaluation throughput with the scripted model: `python -m bench.evaluation.throughput`.
 
 Figures, not assertions. Runs the shipped golden set (react_agent/eval/golden/sample.jsonl)
 through the real agent in this process, with the tests' golden script model (it answers

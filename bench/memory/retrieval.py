@@ -1,4 +1,4 @@
-"""Retrieval time of the memory with 10,000 stored examples: `python -m bench.memory`.
+"""Retrieval time of the memory with 10,000 stored examples: `python -m bench.memory.retrieval`.
 
 Figures, not assertions. Fills a fresh SQLite memory (in a temporary directory) with
 10,000 question→SQL examples, then times `ExampleRetriever.search` for a set of questions:

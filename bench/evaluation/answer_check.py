@@ -1,4 +1,4 @@
-"""Time of the answer check per answer over a 1,000-row result: `python -m bench.answer_check`.
+"""The answer check's time per answer over 1,000 rows: `python -m bench.evaluation.answer_check`.
 
 Figures, not assertions (target: p99 ≤ 1 ms). The result is 1,000 orders of the sample
 database (id, date, store, status, amount); the answers state ten figures in Chinese and

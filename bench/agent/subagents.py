@@ -1,4 +1,4 @@
-"""`python -m bench.subagents`: a two-part question with delegation vs one ReAct loop.
+"""`python -m bench.agent.subagents`: a two-part question with delegation vs one ReAct loop.
 
 Both sides run in-process on the sample database with the same scripted model and the same
 latency per model call. Each part of the question takes `rounds` tool rounds (describe the

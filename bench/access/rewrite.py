@@ -1,6 +1,6 @@
 """Access-policy benchmark: the scope rewrite's time for a 10-table join (target p99 ≤ 2 ms).
 
-`python -m bench.access_rewrite [--runs 2000]` rewrites one query joining ten table
+`python -m bench.access.rewrite [--runs 2000]` rewrites one query joining ten table
 references of the sample (eight of them filtered by the sample policy's east_analyst, one
 with a denied column) on both dialects, and prints p50/p99/max in milliseconds next to the
 time sqlglot takes to parse the same SQL. The rewrite reads the guard's cached parse
@@ -25,7 +25,7 @@ from react_agent.access.policy import load_policy
 from react_agent.access.rewrite import apply_scope
 from react_agent.guard.sql_guard import check_query
 
-POLICY = Path(__file__).resolve().parent.parent / "config" / "policy.sample.yaml"
+POLICY = Path(__file__).resolve().parents[2] / "config" / "policy.sample.yaml"
 CATALOG = {
     "regions": ["region_id", "region_name"],
     "stores": ["store_id", "store_name", "region_id", "city", "opened_on"],

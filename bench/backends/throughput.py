@@ -1,6 +1,6 @@
 """Throughput at c=100 and a 100,000-row CSV export on MariaDB and DuckDB files vs SQLite.
 
-`python -m bench.backends [--mysql-url mysql://root@127.0.0.1:3306/test]`. Figures, not
+`python -m bench.backends.throughput [--mysql-url mysql://root@127.0.0.1:3306/test]`. Figures, not
 assertions. The same sample data on each backend (SQLite: the embedded file; MariaDB: a
 throwaway database the sample is loaded into; DuckDB: the sample written as CSV files),
 one agent per backend built by `open_agent_service` as `python -m app` builds it
@@ -34,9 +34,9 @@ from typing import Any
 import asyncmy
 from pydantic import SecretStr
 
+from bench.backends.export_csv import make_table, rss_mb
 from bench.drivers.graph import runner_question
-from bench.export_csv import make_table, rss_mb
-from bench.memory_throughput import one_round, stub_process
+from bench.memory.throughput import one_round, stub_process
 from config import Settings
 from react_agent.databases.mysql_connection import connect_options
 from react_agent.results.exports import start_csv_export
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                     [
                         sys.executable,
                         "-m",
-                        "bench.backends",
+                        "bench.backends.throughput",
                         "--export-one",
                         backend,
                         "--export-rows",

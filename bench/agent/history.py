@@ -1,6 +1,6 @@
 """History benchmark: prompt size per model call over a 40-turn conversation, window vs blocks.
 
-`python -m bench.history [--turns 40] [--index-max 10] [--table small]` asks the same
+`python -m bench.agent.history [--turns 40] [--index-max 10] [--table small]` asks the same
 questions, one thread per mode, through the real ChatOpenAI against the OpenAI-compatible
 stub, and counts the characters of every chat-completions request the stub receives. Per
 turn the stub calls `run_sql` once, then answers quoting the preview table: with
@@ -145,7 +145,7 @@ async def main_async(turns: int, index_max: int, table: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the history benchmark, print its table and write bench/out/history.json."""
-    parser = argparse.ArgumentParser(prog="python -m bench.history")
+    parser = argparse.ArgumentParser(prog="python -m bench.agent.history")
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--index-max", type=int, default=Settings(_env_file=None).history_index_max)
     parser.add_argument("--table", choices=sorted(POLICIES), default="wide")

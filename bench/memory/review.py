@@ -1,7 +1,7 @@
-"""Retrieval with a reviewed memory: `python -m bench.memory_review`.
+"""Retrieval with a reviewed memory: `python -m bench.memory.review`.
 
 Figures, not assertions. Times `ExampleRetriever.search` (lexical) over 10,000 verified
-examples alone (as many as bench.memory serves today, where every example is served), then
+examples alone (as many as bench.memory.retrieval serves today, where every example is served), then
 over the same 10,000 plus 10,000 proposed ones: only the verified are indexed, so the
 second should be no slower, and no proposed example may be served.
 """
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.memory import MEASURES, PERIODS, REGIONS, example, percentiles
+from bench.memory.retrieval import MEASURES, PERIODS, REGIONS, example, percentiles
 from config import Settings
 from react_agent.memory.examples import SQL
 from react_agent.memory.store import Memory, open_memory

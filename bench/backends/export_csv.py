@@ -1,6 +1,6 @@
 """Memory of a CSV export: 100,000 rows from a temp SQLite table, RSS growth printed.
 
-Run `python -m bench.export_csv [--rows N]`; the target is growth under 20 MB, which holds
+Run `python -m bench.backends.export_csv [--rows N]`; the target is growth under 20 MB, which holds
 only because rows are read and written in batches (react_agent.databases.row_streams).
 """
 
