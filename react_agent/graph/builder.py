@@ -21,6 +21,7 @@ from react_agent.graph.node_names import (
     TRIM_MESSAGES,
     UPDATE_STATE_AFTER_TOOL,
 )
+from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import AgentState
 from react_agent.guard.sql_guard import QueryRejected
 
@@ -37,7 +38,8 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     person's decision.
     """
     nodes, tools, approval = parts.bound_nodes(), list(parts.tools), parts.gate
-    builder = StateGraph(AgentState)
+    # What a run asks (its language, its pauses) comes as its typed context (run_context).
+    builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
     builder.add_node(AGENT, nodes.call_model)
     builder.add_node(PREPARE_TOOL_INPUT, nodes.prepare_tool_input)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.messages import AnyMessage
-from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send
 
 from react_agent.graph.state import AgentState
@@ -45,7 +44,7 @@ class ToolGate(Protocol):
     Wired between prepare_tool_input and tools as the approve_sql node and its routers.
     """
 
-    def route_after_prepare(self, state: AgentState, config: RunnableConfig) -> str:
+    def route_after_prepare(self, state: AgentState) -> str:
         """Return approve_sql when a call awaits a decision in this run, else tools."""
 
     async def approve_sql(self, state: AgentState) -> dict[str, Any]:
