@@ -6,10 +6,10 @@ import argparse
 import logging
 import sys
 
-from app.binding import AddressUnavailable
 from app.observability.metrics_processes import prepare_worker_metrics, serve_metrics_port
-from app.serving import hypercorn_config, run_event_loop, serve_forever
-from app.workers import refusal_for_workers, serve_workers
+from app.server.binding import AddressUnavailable
+from app.server.serving import hypercorn_config, run_event_loop, serve_forever
+from app.server.workers import refusal_for_workers, serve_workers
 from config import Settings
 from config.effective_settings import effective_settings_lines
 

@@ -17,7 +17,7 @@ from app.asking.bodies import optional_json_object
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_page import WhoamiEnvelope
+from app.schemas.page import WhoamiEnvelope
 from config import Settings
 from react_agent.errors import ServiceError
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from quart import Quart
 from quart_schema import Info, OpenAPIProvider, QuartSchema, document_response
 
-from app.schemas import ErrorEnvelope
+from app.schemas.base import ErrorEnvelope
 
 T = TypeVar("T")
 

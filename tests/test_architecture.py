@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,41 @@ def test_there_is_no_import_cycle_between_modules():
     for module in sorted(GRAPH):
         if module not in state:
             visit(module, [module])
+    assert cycles == []
+
+
+def _package(module: str) -> str | None:
+    """Return the sub-package of app/ or react_agent/ that `module` belongs to, if any."""
+    parts = module.split(".")
+    if parts[0] not in ("app", "react_agent") or len(parts) < 2:
+        return None
+    return ".".join(parts[:2]) if (ROOT / parts[0] / parts[1]).is_dir() else None
+
+
+def test_there_is_no_import_cycle_between_packages():
+    """Sub-packages (react_agent.graph, app.asking, ...) depend one way: feature on foundation."""
+    edges: dict[str, dict[str, str]] = {}  # package -> imported package -> one module import
+    for module, targets in GRAPH.items():
+        for target in targets:
+            source, imported = _package(module), _package(target)
+            if source and imported and source != imported:
+                edges.setdefault(source, {}).setdefault(imported, f"{module} -> {target}")
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(package: str, path: list[str]) -> None:
+        state[package] = 1
+        for imported in sorted(edges.get(package, {})):
+            if state.get(imported) == 1:
+                loop = [*path[path.index(imported) :], imported]
+                cycles.append([edges[a][b] for a, b in pairwise(loop)])
+            elif imported not in state:
+                visit(imported, [*path, imported])
+        state[package] = 2
+
+    for package in sorted(edges):
+        if package not in state:
+            visit(package, [package])
     assert cycles == []
 
 

@@ -33,7 +33,7 @@ from config import Settings, resolve_lang
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError
-from react_agent.observability.log_context import bind_log_ids
+from react_agent.log_context import bind_log_ids
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
 """The Warning header of an answer to a request whose two differing ids named the thread."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-# English reason (as react_agent/tools/sql_guard.py words it) → its zh-CN sentence.
+# English reason (as react_agent/guard/sql_guard.py words it) → its zh-CN sentence.
 _ZH_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(r"^SELECT … INTO is not allowed"),

@@ -24,10 +24,10 @@ from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
+from react_agent.guard.sql_guard import is_table_allowed
 from react_agent.results.answer_check import unsupported_note
 from react_agent.runs.events import NodeFinished, RunResult
 from react_agent.service import AgentService
-from react_agent.tools.sql_guard import is_table_allowed
 
 StepReporter = Callable[[int, str], Awaitable[None]]
 """Called with each step's number and its line ("⚙️ 执行查询 run_sql") while a run goes."""

@@ -14,7 +14,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 from quart import Quart, Response, g, request
 
-from react_agent.observability.log_context import bind_log_ids, bind_trace_parent
+from react_agent.log_context import bind_log_ids, bind_trace_parent
 from react_agent.observability.tracing import tracer
 
 TRACE_ID_HEADER = "X-Trace-Id"

@@ -1,8 +1,8 @@
 """LOG_FORMAT=json: one JSON object per line, with the ids of the request or run it is about.
 
 Every line carries time, level, logger and message, and whichever of run_id,
-thread_id, user_id and trace_id are known where it was logged (react_agent/
-observability/log_context). Secrets never appear: `api_key=` query values are masked by
+thread_id, user_id and trace_id are known where it was logged
+(react_agent/log_context). Secrets never appear: `api_key=` query values are masked by
 the API keys' own redaction, and the configured secrets (API keys, the LLM key) are
 masked wherever they would appear in a message or a traceback.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from app.auth import redact_query_key
-from react_agent.observability.log_context import current_log_ids
+from react_agent.log_context import current_log_ids
 
 MASK = "***"
 

@@ -87,7 +87,7 @@ def _traced(app: ASGIApp, route: str) -> ASGIApp:
     from opentelemetry.trace import SpanKind, Status, StatusCode
 
     from app.observability.http_tracing import TRACE_ID_HEADER
-    from react_agent.observability.log_context import bind_log_ids
+    from react_agent.log_context import bind_log_ids
     from react_agent.observability.tracing import tracer
 
     request_tracer = tracer()

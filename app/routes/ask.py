@@ -14,7 +14,7 @@ from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.envelope import success_envelope
 from app.openapi import document_errors
-from app.schemas import AskEnvelope
+from app.schemas.ask import AskEnvelope
 
 blueprint = Blueprint("ask", __name__)
 

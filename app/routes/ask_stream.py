@@ -20,7 +20,7 @@ from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.errors import request_lang
 from app.observability.setup import follow_in_trace
-from app.schemas import NoContent, StreamEvent, StreamHeaders
+from app.schemas.stream import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext
 from app.streaming.follow import batches_to_resume, error_stream, follow_run
 from app.streaming.formats import StreamFormat, choose_stream_format

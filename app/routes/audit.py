@@ -13,8 +13,8 @@ from app.auth import require_admin
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_audit import AuditEnvelope, AuditQuery
-from app.schemas_memory import pagination
+from app.schemas.audit import AuditEnvelope, AuditQuery
+from app.schemas.memory import pagination
 from react_agent.audit.records import COLUMNS, audit_csv
 from react_agent.audit.store import AuditPage
 

@@ -11,7 +11,7 @@ from app.asking.thread_access import ThreadQuery, owned_thread
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_page import EditedConversationEnvelope
+from app.schemas.page import EditedConversationEnvelope
 from react_agent.conversations.history import read_conversation
 from react_agent.errors import ServiceError
 

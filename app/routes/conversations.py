@@ -18,7 +18,7 @@ from app.asking.validation import check_user_id
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_conversations import (
+from app.schemas.conversations import (
     ConversationEnvelope,
     ConversationListEnvelope,
     ThreadStatusEnvelope,

@@ -12,7 +12,7 @@ from app.auth import authorize_user
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_datasets import (
+from app.schemas.datasets import (
     DatasetEnvelope,
     DatasetListEnvelope,
     DatasetQuery,

@@ -13,7 +13,7 @@ from app.asking.access import request_actor
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas import CsvFile
+from app.schemas.exports import CsvFile
 from react_agent.results.exports import recorded_sql, start_csv_export
 
 blueprint = Blueprint("exports", __name__)

@@ -21,7 +21,7 @@ from app.memory_requests import (
     parse_body,
 )
 from app.openapi import document_errors
-from app.schemas_memory import FeedbackAddedEnvelope, MemoryEnvelope, PageEnvelope, pagination
+from app.schemas.memory import FeedbackAddedEnvelope, MemoryEnvelope, PageEnvelope, pagination
 from react_agent.errors import ServiceError, bad_request
 from react_agent.memory.feedback import FeedbackFilter
 from react_agent.memory.store import Memory

@@ -8,7 +8,7 @@ from quart_schema import document_response
 from app.app_state import agent_service
 from app.envelope import success_envelope
 from app.errors import ServiceErrorWithData, request_lang
-from app.schemas import HealthEnvelope
+from app.schemas.health import HealthEnvelope
 from react_agent.errors import ServiceError
 from react_agent.service import check_components, describe_components
 

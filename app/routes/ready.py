@@ -8,7 +8,7 @@ from quart_schema import document_response
 from app.app_state import agent_service
 from app.envelope import success_envelope
 from app.errors import ServiceErrorWithData, request_lang
-from app.schemas import ReadyEnvelope
+from app.schemas.health import ReadyEnvelope
 from react_agent.service.readiness import check_readiness
 
 blueprint = Blueprint("ready", __name__)

@@ -11,7 +11,7 @@ from app.auth import require_admin
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_schema import SchemaEnvelope, SchemaRefreshEnvelope
+from app.schemas.schema import SchemaEnvelope, SchemaRefreshEnvelope
 from react_agent.catalog.service import CatalogService
 from react_agent.catalog.view import (
     ScopedReadable,

@@ -11,9 +11,9 @@ from app.asking.access import caller_user_id, request_actor
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas import OpenModel
+from app.schemas.base import OpenModel
+from react_agent.guard.sql_guard import is_table_allowed
 from react_agent.memory.suggestions import suggest_questions
-from react_agent.tools.sql_guard import is_table_allowed
 
 blueprint = Blueprint("suggestions", __name__)
 

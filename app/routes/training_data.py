@@ -21,7 +21,7 @@ from app.memory_requests import (
     parse_body,
 )
 from app.openapi import document_errors
-from app.schemas_memory import MemoryEnvelope, PageEnvelope, TrainingStatsEnvelope, pagination
+from app.schemas.memory import MemoryEnvelope, PageEnvelope, TrainingStatsEnvelope, pagination
 from react_agent.errors import ServiceError, bad_request
 from react_agent.memory.items import CheckedItem, check_item
 from react_agent.memory.store import Memory

@@ -13,7 +13,7 @@ from app.asking.access import caller_user_id, request_actor
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
-from app.schemas_audit import UsageEnvelope, UsageQuery
+from app.schemas.audit import UsageEnvelope, UsageQuery
 from react_agent.quotas.counters import windows_at
 from react_agent.quotas.gate import QuotaLimits, usage_data
 

@@ -15,7 +15,7 @@ from app.streaming.events import (
     stream_envelopes,
 )
 from react_agent.errors import ServiceError
-from react_agent.observability.log_context import current_trace_parent
+from react_agent.log_context import current_trace_parent
 from react_agent.runs.run import Run
 from react_agent.runs.store.events import Batch, Payload, RunEventStore, RunRecord
 

@@ -1,7 +1,7 @@
 """The stack's floor, for the benchmark: Quart on Hypercorn holding a stream, and nothing else.
 
 What one process of our stack costs before any of the service's work: the same Hypercorn
-configuration (`app.serving.hypercorn_config`: backlog, limits, access log through
+configuration (`app.server.serving.hypercorn_config`: backlog, limits, access log through
 logging), the same event loop (uvloop), a Quart route that reads the JSON body and answers
 an SSE stream of the service's frames, made by its own envelope and SSE encoder
 (`started`, one `progress` per model call, an answer with its SQL, `end`). Where the
@@ -25,7 +25,7 @@ from typing import Any
 from quart import Quart, request
 
 from app.envelope import success_envelope
-from app.serving import hypercorn_config, run_event_loop
+from app.server.serving import hypercorn_config, run_event_loop
 from app.streaming.sse import SSE_HEADERS, encode_sse_event
 from config import Settings
 

@@ -25,7 +25,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from react_agent.access.scope import Scope
 from react_agent.access.taint import sensitive_outputs
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
+from react_agent.guard.sql_guard import QueryRejected, parse_statement
 
 PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
 """Prefix of the bound parameters' names, new per process: the model's SQL cannot name

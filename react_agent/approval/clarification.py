@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 from langgraph.types import interrupt
 
 from react_agent.approval.decisions import CLARIFICATION_KIND
-from react_agent.graph.nodes import clarify_requested
+from react_agent.graph.run_context import run_context
 
 ASK_USER = "ask_user"
 MAX_OPTIONS = 5
@@ -48,7 +47,6 @@ def build_ask_user_tool(max_per_question: int) -> BaseTool:
         question: str,
         state: Annotated[dict[str, Any], InjectedState],
         tool_call_id: Annotated[str, InjectedToolCallId],
-        config: RunnableConfig,
         options: list[str] | None = None,
     ) -> str:
         """Ask the person one short clarifying question, with up to five suggested answers.
@@ -58,7 +56,7 @@ def build_ask_user_tool(max_per_question: int) -> BaseTool:
         settle it. Call it alone, before running SQL. Returns the person's answer.
         """
         messages: list[AnyMessage] = state.get("messages", [])
-        if not clarify_requested(config):
+        if not run_context().clarify:
             return ASKING_OFF
         if len(_last_turn_calls(messages)) > 1:
             return NOT_ALONE

@@ -1,7 +1,7 @@
 """The approve_sql node: it stops the run before each run_sql call until a person decides.
 
 It sits between prepare_tool_input and tools, and only when the run asks for approval
-(`approve_sql` in the run's configurable). Each pass asks about one call with
+(`approve_sql` in the run's context, graph/run_context). Each pass asks about one call with
 LangGraph's `interrupt()`, so every decision is its own checkpoint: a resumed run re-runs
 only this small node (never a tool), and a run with several queries stops once per query.
 The tools then run through `Send`, so a rejected call, already answered here, never runs.
@@ -14,22 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send, interrupt
 
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, tables_read
 from react_agent.graph.node_names import APPROVE_SQL, TOOLS, UPDATE_STATE_AFTER_TOOL
+from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
-from react_agent.tools.sql_guard import QueryRejected, check_query
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.tools.sql_tools import RUN_SQL, QueryReporter
-
-APPROVE_SQL_FLAG = "approve_sql"
-"""Key in the run's configurable that turns approval on for the run."""
-
-
-def approval_requested(config: RunnableConfig | None) -> bool:
-    """Whether the run asks a person to approve each query before it runs."""
-    return bool((config or {}).get("configurable", {}).get(APPROVE_SQL_FLAG))
 
 
 def rejection_message(call: dict[str, Any], comment: str | None) -> ToolMessage:
@@ -63,9 +55,9 @@ class SqlApproval:
     allowed_tables: frozenset[str] | None = None
     report_query: QueryReporter | None = None
 
-    def route_after_prepare(self, state: AgentState, config: RunnableConfig) -> str:
+    def route_after_prepare(self, state: AgentState) -> str:
         """Go to approve_sql when the run asks for approval and a query awaits it."""
-        if approval_requested(config) and self.undecided_calls(state):
+        if run_context().approve_sql and self.undecided_calls(state):
             return APPROVE_SQL
         return TOOLS
 

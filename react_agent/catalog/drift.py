@@ -8,7 +8,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 from react_agent.memory.examples import ExampleStore
 
 logger = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ import yaml
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 
 
 @dataclass(frozen=True)

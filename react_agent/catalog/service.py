@@ -11,11 +11,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from react_agent.catalog.model import Catalog
 from react_agent.catalog.semantic import Semantics, load_semantics
 from react_agent.catalog.store import READY, CatalogStore
 from react_agent.catalog.view import ViewTable, visible_tables
 from react_agent.databases.base import SQLDatabase
+from react_agent.databases.catalog_model import Catalog
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 from react_agent.memory.database import MemoryDatabase
 
 EMPTY, BUILDING, READY, FAILED = "empty", "building", "ready", "failed"

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from react_agent.catalog.model import Catalog, CatalogTable
 from react_agent.catalog.semantic import Metric, Semantics
+from react_agent.databases.catalog_model import Catalog, CatalogTable
 
 
 class Readable(Protocol):

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 

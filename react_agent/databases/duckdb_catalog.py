@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from react_agent.catalog.model import (
+from react_agent.databases.catalog_model import (
     Catalog,
     CatalogColumn,
     CatalogTable,

@@ -21,8 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
-from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.duckdb_catalog import introspect_duckdb
 from react_agent.databases.file_tables import LoadedTable, load_files
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names

@@ -12,8 +12,8 @@ from typing import Any
 import asyncmy
 from asyncmy.cursors import SSCursor
 
-from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.mysql_catalog import introspect_mysql
 from react_agent.databases.mysql_connection import (
     bindable,

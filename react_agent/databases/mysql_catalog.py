@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
-from react_agent.catalog.model import (
+from react_agent.databases.catalog_model import (
     Catalog,
     CatalogColumn,
     CatalogTable,

@@ -7,23 +7,22 @@ from typing import Any
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.postgres import PostgresDatabase
 from react_agent.databases.sqlite import SQLiteDatabase
-from react_agent.databases.urls import SAMPLE_DATABASE_URL, database_kind, sqlite_path_from_url
+from react_agent.databases.urls import database_kind, sqlite_path_from_url
 
 
 async def open_database(
-    url: str | None, *, file_options: dict[str, Any] | None = None, **pool_options: Any
+    url: str, *, file_options: dict[str, Any] | None = None, **pool_options: Any
 ) -> SQLDatabase:
-    """Open the data database named by `url` (default: the embedded sample).
+    """Open the data database named by `url`.
 
     Args:
         url: `sqlite:///…`, `postgresql://…`, `mysql://…`/`mariadb://…` or
-            `duckdb:///folder`; None for the sample.
+            `duckdb:///folder` (the embedded sample: `sample_data.SAMPLE_DATABASE_URL`).
         file_options: DuckDB's memory limit and threads (see databases.duckdb_files).
         pool_options: Pool options for PostgreSQL (see react_agent.databases.postgres_pool);
             MySQL takes its sizes and connect timeout from them.
 
     """
-    url = url or SAMPLE_DATABASE_URL
     kind = database_kind(url)
     if kind == "sqlite":
         return SQLiteDatabase(sqlite_path_from_url(url))

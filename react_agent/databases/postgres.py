@@ -13,8 +13,8 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.postgres_catalog import introspect_postgres
 from react_agent.databases.postgres_pool import (
     PoolOptions,

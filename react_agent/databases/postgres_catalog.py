@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg import sql as pg_sql
 
-from react_agent.catalog.model import (
+from react_agent.databases.catalog_model import (
     Catalog,
     CatalogColumn,
     CatalogTable,

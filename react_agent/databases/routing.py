@@ -14,8 +14,8 @@ from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from typing import Any
 
-from react_agent.catalog.model import Catalog
 from react_agent.databases.base import SessionSettings, SQLDatabase, TableInfo
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 

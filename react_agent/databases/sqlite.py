@@ -11,8 +11,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from react_agent.catalog.model import Catalog
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
 from react_agent.databases.sqlite_catalog import introspect_sqlite

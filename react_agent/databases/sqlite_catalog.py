@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Collection
 from datetime import UTC, datetime
 
-from react_agent.catalog.model import (
+from react_agent.databases.catalog_model import (
     Catalog,
     CatalogColumn,
     CatalogTable,

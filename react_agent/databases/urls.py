@@ -5,11 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from react_agent.sample_data import SAMPLE_DB_PATH
-
-SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
-"""The embedded sample database, used when no data database is configured."""
-
 
 def sqlite_path_from_url(url: str) -> Path:
     """Return the file of a `sqlite:///relative.db` or `sqlite:////absolute.db` URL."""

@@ -14,6 +14,7 @@ from react_agent.eval.agents import GoldenAgent, HttpAgent, InProcessAgent
 from react_agent.eval.golden import GoldenQuestion
 from react_agent.eval.report import build_report
 from react_agent.eval.runner import QuestionOutcome, Scorer, run_golden_set
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.assembly import open_agent_service
 from react_agent.service.state import postgres_pool_options
 
@@ -66,7 +67,8 @@ async def evaluate_over_http(
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the set through a running service; SQL is scored on `settings.data_database_url`."""
-    database = await open_database(settings.data_database_url, **postgres_pool_options(settings))
+    data_url = settings.data_database_url or SAMPLE_DATABASE_URL
+    database = await open_database(data_url, **postgres_pool_options(settings))
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:
             outcomes = await run_golden_set(

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError
 
-from react_agent.approval.node import SqlApproval
 from react_agent.databases.base import QueryFailed
+from react_agent.graph.features import GraphParts
 from react_agent.graph.hooks import AnswerReview
 from react_agent.graph.node_names import (
     AGENT,
@@ -26,9 +25,9 @@ from react_agent.graph.node_names import (
     TRIM_MESSAGES,
     UPDATE_STATE_AFTER_TOOL,
 )
-from react_agent.graph.nodes import AgentNodes
+from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import AgentState
-from react_agent.tools.sql_guard import QueryRejected
+from react_agent.guard.sql_guard import QueryRejected
 
 
 def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:
@@ -36,20 +35,18 @@ def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected
     return f"Error: {error}"
 
 
-def build_graph(
-    nodes: AgentNodes,
-    tools: list[BaseTool],
-    checkpointer: BaseCheckpointSaver | None,
-    approval: SqlApproval | None = None,
-    review: AnswerReview | None = None,
-) -> CompiledStateGraph:
+def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
     """Wire the nodes into the ReAct loop and compile it with the checkpointer.
 
-    With `approval`, runs that ask for it stop before each query for a person's decision.
-    With `review` (ANSWER_CHECK=repair), a question's first answer is checked against its
-    rows before it is final, and one with unsupported figures goes back to the model once.
+    With a tool gate (approval), runs that ask for it stop before each query for a
+    person's decision. With a review (ANSWER_CHECK=repair), a question's first answer is
+    checked against its rows before it is final, and one with unsupported figures goes
+    back to the model once.
     """
-    builder = StateGraph(AgentState)
+    nodes, tools, approval = parts.bound_nodes(), list(parts.tools), parts.gate
+    review = parts.review
+    # What a run asks (its language, its pauses) comes as its typed context (run_context).
+    builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
     builder.add_node(AGENT, nodes.call_model)
     builder.add_node(PREPARE_TOOL_INPUT, nodes.prepare_tool_input)

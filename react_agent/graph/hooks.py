@@ -1,9 +1,10 @@
 """What the nodes ask of the features wired in around them, as Protocols (no imports of them).
 
-The graph knows its optional features only through these: service/assembly.py gives the
-nodes an object of each shape (the history's blocks, the memory's retrieval reporter, the
-run's model-call and schema reporters, the catalogue's schema section); build_graph is given
-the answer review (ANSWER_CHECK=repair). None leaves a feature out.
+The graph knows its optional features only through these: the features of
+service/graph_features.py give the nodes an object of each shape (the history's blocks,
+the memory's examples and retrieval reporter, the catalogue's schema section, the
+approval's tool gate, the answer review of ANSWER_CHECK=repair), the runner a model-call
+and a schema reporter, or None to leave it out.
 """
 
 from __future__ import annotations
@@ -12,15 +13,46 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.messages import AnyMessage
+from langgraph.types import Send
 
 from react_agent.graph.state import AgentState
+
+
+class ExampleSource(Protocol):
+    """The examples put in the prompt once per question (react_agent.memory.ExampleRetriever)."""
+
+    k: int
+    """Most examples per question (0: none are searched for)."""
+
+    @property
+    def holds_items(self) -> bool:
+        """Whether there is anything to search (an empty memory is not searched)."""
+
+    async def prompt_block(self, question: str) -> tuple[str, list[str]]:
+        """Return the prompt's examples block for `question` and the ids in it."""
 
 
 class RetrievalReporter(Protocol):
     """Shows an automatic retrieval as a step of the run (react_agent.runs.retrieval_events)."""
 
-    def __call__(self, tool_name: str, query: str, ids: list[str], duration_ms: int) -> None:
-        """Report that `tool_name` was run for `query` before the model, finding `ids`."""
+    def __call__(self, query: str, ids: list[str], duration_ms: int) -> None:
+        """Report that the examples were searched for `query` before the model, finding `ids`."""
+
+
+class ToolGate(Protocol):
+    """Holds tool calls for a decision before they run (react_agent.approval.SqlApproval).
+
+    Wired between prepare_tool_input and tools as the approve_sql node and its routers.
+    """
+
+    def route_after_prepare(self, state: AgentState) -> str:
+        """Return approve_sql when a call awaits a decision in this run, else tools."""
+
+    async def approve_sql(self, state: AgentState) -> dict[str, Any]:
+        """Stop for the decision on the next held call, then apply it."""
+
+    def route_after_approval(self, state: AgentState) -> str | list[Send]:
+        """Return approve_sql again, the calls to run, or update_state_after_tool."""
 
 
 class ModelCallReporter(Protocol):

@@ -18,6 +18,7 @@ from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import (
+    ExampleSource,
     HistoryHooks,
     ModelCallReporter,
     RetrievalReporter,
@@ -33,9 +34,9 @@ from react_agent.graph.messages import (
 )
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
 from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
+from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.graph.trimming import select_context_start
-from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
 
@@ -45,21 +46,12 @@ STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
 
 
-CLARIFY_FLAG = "clarify"
-"""Key in the run's configurable: whether the run may pause to ask the person (ask_user)."""
-
-
-def clarify_requested(config: RunnableConfig | None) -> bool:
-    """Whether the run may pause to ask the person a clarifying question."""
-    return bool((config or {}).get("configurable", {}).get(CLARIFY_FLAG))
-
-
 @dataclass
 class AgentNodes:
     """Node functions bound to one model and one set of settings.
 
     Args:
-        model: The chat model, already bound to the tools.
+        model: The chat model, bound to the tools (graph/features.GraphParts binds it).
         dialect: The database's SQL dialect, told to the model.
         tables: Names of the tables, told to the model.
         max_turns: Most recent turns the model sees.
@@ -88,7 +80,7 @@ class AgentNodes:
     row_limit: int
     preview_rows: int
     language_hint: str = ""
-    retriever: ExampleRetriever | None = None
+    retriever: ExampleSource | None = None
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
@@ -137,7 +129,7 @@ class AgentNodes:
             prompt = f"{prompt}\n\n{examples['examples_prompt']}"
         if self.history:  # the index of earlier turns (blocks mode)
             prompt += self.history.prompt_section(state)
-        asks = self.clarify and clarify_requested(config)
+        asks = self.clarify and run_context().clarify
         prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
         # The one boundary into the model: sensitive values become tokens here (access/masking).
         model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
@@ -207,7 +199,7 @@ class AgentNodes:
             searched = self.retriever.k > 0 and self.retriever.holds_items
             if self.report_retrieval is not None and searched:
                 duration_ms = round((time.monotonic() - started) * 1000)
-                self.report_retrieval(SEARCH_EXAMPLES, text, ids, duration_ms)
+                self.report_retrieval(text, ids, duration_ms)
         return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
@@ -262,22 +254,19 @@ class AgentNodes:
                 update["records"] = artifact["records"]
         return update
 
-    async def format_final_response(
-        self, state: AgentState, config: RunnableConfig
-    ) -> dict[str, Any]:
+    async def format_final_response(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text, and record the finished turn's history block."""
-        update = self._final_answer(state, config)
+        update = self._final_answer(state)
         if self.history:
             finished = add_messages(state["messages"], update.get("messages", []))
             update["history_blocks"] = [self.history.record(finished)]
         return update
 
-    def _final_answer(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    def _final_answer(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text; when the step limit cut the run short, say so plainly."""
         last = state["messages"][-1]
         if requests_tools(last):
-            lang = config.get("configurable", {}).get("lang")
-            answer = localize("STEP_LIMIT_ANSWER", lang)
+            answer = localize("STEP_LIMIT_ANSWER", run_context().lang)
             closing = [
                 *unanswered_tool_results(state["messages"], "Not run: the step limit was reached."),
                 AIMessage(answer),
@@ -287,7 +276,7 @@ class AgentNodes:
         text = message_text(last)
         # Kept as the model wrote it, so streamed tokens add up to exactly this answer.
         if not text.strip():
-            text = localize("EMPTY_ANSWER", config.get("configurable", {}).get("lang"))
+            text = localize("EMPTY_ANSWER", run_context().lang)
             # Same id, so it replaces the empty message: the history shows what the client
             # got, and the model is never sent an empty assistant message.
             return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}

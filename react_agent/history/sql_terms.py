@@ -6,7 +6,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
+from react_agent.guard.sql_guard import QueryRejected, parse_statement
 
 
 def sql_terms(sql: str, dialect: str | None) -> tuple[list[str], list[str]]:

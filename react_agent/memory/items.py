@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_agent.errors import ServiceError, bad_request
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.memory.examples import DDL, DOCUMENTATION, ERROR_SQL, SQL, TRAINING_DATA_TYPES
-from react_agent.tools.sql_guard import QueryRejected, check_query
 
 MAX_QUESTION_CHARS = 2000
 MAX_CONTENT_CHARS = 20000

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from config.sample_questions import sample_questions
+from react_agent.guard.sql_guard import QueryRejected, parse_statement
 from react_agent.memory.examples import SQL, MemoryItem
 from react_agent.memory.store import Memory
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 MEMORY_CANDIDATES = 50
 """Stored examples looked at per request (newest, or nearest the last question)."""

@@ -44,7 +44,7 @@ class VectorIndex:
     matrix: at 10,000 examples about 0.1 ms at 64 dimensions (the stub's), and at 1,536
     (61 MB of float32 read per question) about 10 ms on the shared 2-core machine, memory
     bandwidth bound; such a scan runs in a thread, as NumPy lets go of the GIL
-    (bench/memory.py, README "Feedback and memory"). No approximate
+    (bench/memory/retrieval.py, README "Feedback and memory"). No approximate
     index: this Python's sqlite3 cannot load extensions (no sqlite-vec), pgvector is not
     installed in the PostgreSQL here, and sqlite-vec 0.1's vec0 is itself an exact
     brute-force scan. An ANN index (HNSW) would pay well past 100,000 examples, where a

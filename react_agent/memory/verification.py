@@ -14,9 +14,9 @@ import logging
 
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.memory.examples import ERROR_SQL, REJECTED, SQL, STATUSES, MemoryItem
 from react_agent.timestamps import storage_timestamp
-from react_agent.tools.sql_guard import QueryRejected, check_query
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from react_agent.runs.tool_events import ToolReturned
 CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
 INTERRUPTED_ERRORS = frozenset({"RUN_INTERRUPTED"})
 
-# The guard's refusal sentences (react_agent/tools/sql_guard.py) → a bounded label value.
+# The guard's refusal sentences (react_agent/guard/sql_guard.py) → a bounded label value.
 # Parse errors first: their sentence quotes the query, which may contain any other words.
 REFUSAL_REASONS = (
     ("could not be parsed", "syntax"),

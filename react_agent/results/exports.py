@@ -18,9 +18,9 @@ from react_agent.access.scope import Scope
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.records import to_json_value
 from react_agent.errors import ServiceError
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.runs.runner import AgentRunner
 from react_agent.tools.results import find_result
-from react_agent.tools.sql_guard import QueryRejected, check_query
 
 logger = logging.getLogger(__name__)
 

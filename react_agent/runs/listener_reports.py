@@ -11,6 +11,7 @@ from typing import Any
 from sqlglot import exp
 
 from react_agent.errors import classify_exception
+from react_agent.guard.sql_guard import QueryRejected, parse_statement
 from react_agent.runs.event_sink import current_event_sink
 from react_agent.runs.listeners import (
     ModelCalled,
@@ -20,7 +21,6 @@ from react_agent.runs.listeners import (
     SchemaOutcome,
     SchemaRetrieved,
 )
-from react_agent.tools.sql_guard import QueryRejected, parse_statement
 
 
 def report_model_call(

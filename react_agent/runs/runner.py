@@ -15,7 +15,6 @@ from langgraph.types import Durability
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
-from react_agent.approval.node import APPROVE_SQL_FLAG
 from react_agent.approval.pending import (
     INTERRUPT_UPDATE,
     check_resume,
@@ -23,8 +22,8 @@ from react_agent.approval.pending import (
 )
 from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
-from react_agent.graph.nodes import CLARIFY_FLAG
-from react_agent.observability.log_context import bind_log_ids, current_trace_id
+from react_agent.graph.run_context import RunContext
+from react_agent.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission import Admission, Ticket
 from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
@@ -131,7 +130,7 @@ class AgentRunner:
         ticket = self.admission.reserve() if self.admission is not None else None
         release = await self._claim(thread_id, "reject" if resume else on_busy, ticket)
         if resume is not None and release is not None:
-            await self._check_resume(thread_id, lang, resume, release, ticket)
+            await self._check_resume(thread_id, resume, release, ticket)
         run = Run(thread_id, lang, self.listeners)
         run.scope = scope
         run.actor = actor
@@ -174,14 +173,13 @@ class AgentRunner:
     async def _check_resume(
         self,
         thread_id: str,
-        lang: str | None,
         resume: ApprovalDecision,
         release: Release,
         ticket: Ticket | None,
     ) -> None:
         """Raise the 409 of a resume that answers nothing pending, freeing what it held."""
         try:
-            snapshot = await self.graph.aget_state(self.config_for(thread_id, lang))
+            snapshot = await self.graph.aget_state(self.config_for(thread_id))
             check_resume(snapshot, resume, thread_id)
         except BaseException:
             if ticket is not None:
@@ -240,20 +238,9 @@ class AgentRunner:
         """Cancel every run still going and wait for them to end."""
         await self.drain(0)
 
-    def config_for(
-        self, thread_id: str, lang: str | None = None, flags: RunFlags | None = None
-    ) -> dict[str, Any]:
-        """Return the graph config of a thread (with a run's pause flags)."""
-        flags = flags or RunFlags()
-        return {
-            "configurable": {
-                "thread_id": thread_id,
-                "lang": lang,
-                APPROVE_SQL_FLAG: flags.approve_sql,
-                CLARIFY_FLAG: flags.clarify,
-            },
-            "recursion_limit": self.recursion_limit,
-        }
+    def config_for(self, thread_id: str) -> dict[str, Any]:
+        """Return the graph config of a thread (a run's options go in its RunContext)."""
+        return {"configurable": {"thread_id": thread_id}, "recursion_limit": self.recursion_limit}
 
     async def _execute(
         self,
@@ -323,17 +310,18 @@ class AgentRunner:
             EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
         )
         async with asyncio.timeout(self.run_timeout):
-            snapshot = await self.graph.aget_state(self.config_for(run.thread_id, run.lang))
+            snapshot = await self.graph.aget_state(self.config_for(run.thread_id))
             graph_input, tally = graph_input_for(snapshot, question, run.lang)
             scope = scope_of_run(run, snapshot, graph_input)
             if scope.approve_sql:  # the role's approval holds on a resume too
                 flags = replace(flags, approve_sql=True)
-            config = self.config_for(run.thread_id, run.lang, flags)
+            config = self.config_for(run.thread_id)
+            context = RunContext(run.lang, flags.approve_sql, flags.clarify)
             tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
             work = TurnWork()  # sqls and usage (runs/turn_work.py)
             modes = ["updates", "messages"] if stream_tokens else ["updates"]
             async for mode, chunk in self.graph.astream(
-                graph_input, config, stream_mode=modes, durability=self.durability
+                graph_input, config, context=context, stream_mode=modes, durability=self.durability
             ):
                 if mode == "updates":
                     for node, update in chunk.items():

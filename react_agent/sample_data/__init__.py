@@ -4,4 +4,7 @@ from pathlib import Path
 
 SAMPLE_DB_PATH = Path(__file__).with_name("sales.db")
 
-__all__ = ["SAMPLE_DB_PATH"]
+SAMPLE_DATABASE_URL = f"sqlite:///{SAMPLE_DB_PATH}"
+"""The embedded sample database, used when no data database is configured."""
+
+__all__ = ["SAMPLE_DATABASE_URL", "SAMPLE_DB_PATH"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import replace
 
 from langchain_core.language_models import BaseChatModel
 from psycopg_pool import AsyncConnectionPool
@@ -14,19 +13,14 @@ from config import Settings
 from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
 from react_agent.access.policy_source import open_policy_source
-from react_agent.approval.clarification import build_ask_user_tool
-from react_agent.approval.node import SqlApproval
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
+from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
-from react_agent.history.disclosure import TurnHistory
-from react_agent.history.tools import build_history_tools
-from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
-from react_agent.results.answer_repair import AnswerRepair
 from react_agent.runs.admission import Admission
 from react_agent.runs.listener_reports import (
     report_model_call,
@@ -34,15 +28,15 @@ from react_agent.runs.listener_reports import (
     report_schema_retrieval,
 )
 from react_agent.runs.listeners import RunListeners
-from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.open import open_run_store
 from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.data_sources import open_data_source, open_datasets
+from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
-from react_agent.service.schema_catalog import open_catalog, schema_context, schema_tools
+from react_agent.service.schema_catalog import open_catalog
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -50,7 +44,6 @@ from react_agent.service.state import (
     postgres_pool_options,
     reconnects_by_itself,
 )
-from react_agent.subagents.delegate import build_delegate_tool
 from react_agent.tools.sql_tools import build_sql_tools
 
 logger = logging.getLogger(__name__)
@@ -204,14 +197,9 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         allowed_tables=settings.allowed_tables,
         report_query=report_query,
         columns=service.columns if service.policy is not None else None,
-    ) + build_history_tools(service.database.dialect)
-    retriever = service.memory.retriever if service.memory and settings.memory else None
-    if retriever is not None:
-        tools += build_memory_tools(retriever)
-    schema = schema_context(service)
-    tools += schema_tools(schema)
+    )
     nodes = AgentNodes(
-        model=model.bind_tools(tools),
+        model=model,
         dialect=service.database.dialect,
         tables=service.tables,
         max_turns=settings.trim_max_turns,
@@ -219,35 +207,16 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         row_limit=settings.sql_row_limit,
         preview_rows=settings.sql_preview_rows,
         language_hint=settings.agent_language_hint,
-        retriever=retriever,
-        report_retrieval=report_retrieval,
         report_model_call=report_model_call,
         model_name=settings.llm_model,
-        schema=schema,
         report_schema_retrieval=report_schema_retrieval,
-        history=TurnHistory(
-            settings.history_mode, settings.history_index_max, service.database.dialect
-        ),
     )
-    if settings.subagents:
-        # The sub-agents get the SQL tools only, so they cannot delegate (nor ask) again.
-        tools = [
-            *tools,
-            build_delegate_tool(
-                build_graph(nodes, list(tools), None),
-                max_parallel=settings.subagents_max_parallel,
-                recursion_limit=settings.subagent_recursion_limit,
-            ),
-        ]
-        nodes = replace(nodes, model=model.bind_tools(tools))
-    if settings.clarify == "on":
-        # The main agent may pause a question to ask the person (runs say when it may).
-        tools = [*tools, build_ask_user_tool(settings.clarify_max)]
-        nodes = replace(nodes, model=model.bind_tools(tools), clarify=True)
-    approval = SqlApproval(service.database.dialect, settings.allowed_tables, report_query)
-    # ANSWER_CHECK=repair: a first answer with unsupported figures goes back to the model once.
-    review = AnswerRepair(check_answer) if settings.answer_check == "repair" else None
-    graph = build_graph(nodes, tools, service.checkpointer, approval, review)
+    parts = GraphParts(nodes, model, tuple(tools))
+    # The one seam of the optional features: history, memory, schema, sub-agents, pauses,
+    # the answer's review.
+    for feature in graph_features(service):
+        parts = feature.attach(parts)
+    graph = build_graph(parts, service.checkpointer)
     return AgentRunner(
         graph,
         locks,

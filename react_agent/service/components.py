@@ -9,8 +9,8 @@ from typing import Any
 
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
+from react_agent.guard.sql_guard import is_table_allowed
 from react_agent.service.state import AgentService, reconnects_by_itself
-from react_agent.tools.sql_guard import is_table_allowed
 
 logger = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from react_agent.databases.open import open_database
 from react_agent.databases.routing import DataSourceRouter
 from react_agent.databases.urls import database_kind
 from react_agent.datasets.service import Datasets
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, postgres_pool_options
 
 
@@ -21,7 +22,8 @@ def duckdb_options(settings: Settings) -> dict[str, Any]:
 
 async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     """Open the data database at `url` (None: the sample) with its kind's settings."""
-    if url is not None and database_kind(url) == "mysql":
+    url = url or SAMPLE_DATABASE_URL
+    if database_kind(url) == "mysql":
         return await open_database(
             url,
             max_size=settings.mysql_pool_max_size,

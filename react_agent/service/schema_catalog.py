@@ -10,11 +10,11 @@ from langchain_core.tools import BaseTool
 from react_agent.access.current import current_scope
 from react_agent.catalog.context import SchemaContext, describe_search
 from react_agent.catalog.drift import mark_drifted_examples
-from react_agent.catalog.model import Catalog
 from react_agent.catalog.service import CatalogService
 from react_agent.catalog.store import CatalogStore
 from react_agent.catalog.view import ScopedReadable, TableAllowList
-from react_agent.databases.urls import SAMPLE_DATABASE_URL
+from react_agent.databases.catalog_model import Catalog
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService
 from react_agent.tools.schema_tools import SchemaTools
 

@@ -12,8 +12,8 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
-from react_agent.approval.node import approval_requested
 from react_agent.errors import classify_exception
+from react_agent.graph.run_context import run_context
 from react_agent.runs.event_sink import current_event_sink
 from react_agent.subagents.subagent_run import (
     SubagentOutcome,
@@ -72,7 +72,8 @@ def build_delegate_tool(
         tool_call_id: Annotated[str, InjectedToolCallId],
         config: RunnableConfig,
     ) -> ToolMessage:
-        if approval_requested(config):
+        context = run_context()  # the sub-agents run with the run's language
+        if context.approve_sql:
             # Sub-agents run their SQL without stopping; a run whose queries each need a
             # person's approval must not hand any to them.
             return ToolMessage(
@@ -94,7 +95,7 @@ def build_delegate_tool(
                 sub_config = subagent_config(config, outcome.subagent["id"], recursion_limit)
                 try:
                     return await run_subagent(
-                        subagent_graph, outcome, sub_config, current_event_sink()
+                        subagent_graph, outcome, sub_config, current_event_sink(), context
                     )
                 except Exception as exc:  # one failing sub-agent is that task's result
                     logger.warning("sub-agent %s failed: %s", outcome.subagent["id"], exc)

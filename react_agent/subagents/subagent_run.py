@@ -11,6 +11,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 from react_agent.graph.messages import stamped
+from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import new_question_state
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import NodeFinished, TokenStreamed
@@ -75,11 +76,13 @@ async def run_subagent(
     outcome: SubagentOutcome,
     config: RunnableConfig,
     sink: EventSink | None,
+    context: RunContext | None = None,
 ) -> SubagentOutcome:
     """Run the sub-agent's graph to its answer, reporting its steps to the run's sink.
 
     Its node, tool and token events carry `subagent`; its statements and run_sql results
-    are collected into `outcome`. Errors propagate (the delegate tool reports them).
+    are collected into `outcome`. Errors propagate (the delegate tool reports them). It runs
+    with the calling run's `context` (graph/run_context: its language).
     """
     tools = ToolEventTracker()
     work = TurnWork()
@@ -91,7 +94,7 @@ async def run_subagent(
         # This runs in the sub-agent's task: the setting stays in that task's context.
         CURRENT_EVENT_SINK.set(replace(sink, steps=lambda: step, subagent=outcome.subagent))
     async for mode, chunk in graph.astream(
-        subagent_input(outcome.question), config, stream_mode=modes
+        subagent_input(outcome.question), config, context=context, stream_mode=modes
     ):
         if mode == "messages":
             token = answer_token(chunk)

@@ -1,1 +1,1 @@
-"""The tools the model calls and the SQL guard they share."""
+"""The tools the model calls: SQL, schema search, and their results."""

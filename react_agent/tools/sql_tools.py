@@ -15,6 +15,7 @@ from react_agent.access.current import current_scope
 from react_agent.access.executor import run_in_scope, scoped_query
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
+from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -22,7 +23,6 @@ from react_agent.tools.results import (
     recent_results,
     refusal_message,
 )
-from react_agent.tools.sql_guard import QueryRejected, check_query, is_table_allowed
 
 LIST_TABLES = "list_tables"
 DESCRIBE_TABLES = "describe_tables"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bench.subagents import compare
+from bench.agent.subagents import compare
 
 
 async def test_the_delegating_parent_reads_a_smaller_prompt_once_parts_take_rounds():

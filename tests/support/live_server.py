@@ -12,7 +12,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from quart import Quart
 
-from app.asgi import ServiceASGI
+from app.server.asgi import ServiceASGI
 
 
 @asynccontextmanager

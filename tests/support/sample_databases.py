@@ -8,7 +8,7 @@ import pytest
 
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
-from react_agent.databases.urls import SAMPLE_DATABASE_URL
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.sample_data.load_postgres import load_into_postgres
 
 

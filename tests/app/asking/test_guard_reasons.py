@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.asking.guard_reasons import guard_reason_for_people
-from react_agent.tools.sql_guard import QueryRejected, check_query
+from react_agent.guard.sql_guard import QueryRejected, check_query
 
 
 @pytest.mark.parametrize(

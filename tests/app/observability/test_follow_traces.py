@@ -9,7 +9,12 @@ from contextlib import AsyncExitStack
 import httpx
 
 from tests.app.observability.test_traces import INCOMING_PARENT
-from tests.app.test_scale_out_streams import raw_events, read_until, resume_headers, two_workers
+from tests.app.scale_out.test_scale_out_streams import (
+    raw_events,
+    read_until,
+    resume_headers,
+    two_workers,
+)
 from tests.support.held_runs import ask_held_question, script_held_question
 from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
 from tests.support.sse import STREAM_PATH

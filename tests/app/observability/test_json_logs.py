@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from app.observability.json_logs import JsonLogFormatter
-from react_agent.observability.log_context import LOG_IDS, bind_log_ids
+from react_agent.log_context import LOG_IDS, bind_log_ids
 from tests.support.otlp_receiver import otlp_receiver
 from tests.support.service_process import start_service_process, start_stub_llm
 

@@ -13,10 +13,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from opentelemetry.trace import SpanKind
 from pydantic import SecretStr
 
+from tests.app.mcp.test_mcp_server import REGION_SQL
 from tests.app.observability.conftest import flush_spans
 from tests.app.observability.test_metrics import moved, scrape
 from tests.app.observability.test_traces import INCOMING_PARENT
-from tests.app.test_mcp_server import REGION_SQL
 from tests.support.live_server import running_service
 from tests.support.scripted_model import answer, call_tool
 from tests.support.waiting import eventually

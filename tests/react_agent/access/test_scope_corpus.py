@@ -17,7 +17,7 @@ from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.open import open_database
-from react_agent.tools.sql_guard import QueryRejected, check_query
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies
 from tests.react_agent.access.scope_corpus import ATTEMPTS, FAILS, REFUSED, SAME, Attempt
 

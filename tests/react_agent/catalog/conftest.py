@@ -10,6 +10,7 @@ import pytest
 from react_agent.catalog.service import CatalogService
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 SAMPLE_FILE = Path(__file__).resolve().parents[3] / "config" / "semantic.sample.yaml"
 
@@ -17,7 +18,7 @@ SAMPLE_FILE = Path(__file__).resolve().parents[3] / "config" / "semantic.sample.
 @pytest.fixture
 async def sample_data() -> AsyncIterator[SQLDatabase]:
     """Yield the embedded sample database."""
-    database = await open_database(None)
+    database = await open_database(SAMPLE_DATABASE_URL)
     try:
         yield database
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import psycopg
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.open import open_database
 from react_agent.sample_data.load_postgres import load_into_postgres
 

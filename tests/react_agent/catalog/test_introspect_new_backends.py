@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from react_agent.catalog.model import Catalog
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.duckdb_files import DuckDBFiles
 from react_agent.databases.mysql import MySQLDatabase
 from react_agent.sample_data.export_files import write_sample_folder

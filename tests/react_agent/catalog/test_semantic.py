@@ -8,13 +8,14 @@ import pytest
 
 from react_agent.catalog.semantic import SemanticFileError, load_semantics, parse_semantics
 from react_agent.databases.open import open_database
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 SAMPLE_FILE = Path(__file__).resolve().parents[3] / "config" / "semantic.sample.yaml"
 
 
 @pytest.fixture
 async def sample_catalog():
-    database = await open_database(None)
+    database = await open_database(SAMPLE_DATABASE_URL)
     try:
         return await database.introspect()
     finally:

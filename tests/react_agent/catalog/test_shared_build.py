@@ -16,6 +16,7 @@ from react_agent.catalog.store import CatalogStore
 from react_agent.databases.open import open_database
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.migrations import migrate_memory
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -33,7 +34,7 @@ async def test_two_workers_starting_together_build_the_catalogue_once(memory_url
     for _ in range(2):
         memory = await open_memory_database(memory_url)
         await migrate_memory(memory)
-        data = await open_database(None)
+        data = await open_database(SAMPLE_DATABASE_URL)
         catalog = CatalogService(data, CatalogStore(memory, "sample"), revision_ttl=0.0)
         workers.append((memory, data, catalog))
     try:
@@ -61,7 +62,7 @@ async def test_two_workers_starting_together_build_the_catalogue_once(memory_url
 async def test_a_restarted_worker_reuses_a_fresh_build(tmp_path):
     memory = await open_memory_database(f"sqlite:///{tmp_path / 'memory.db'}")
     await migrate_memory(memory)
-    data = await open_database(None)
+    data = await open_database(SAMPLE_DATABASE_URL)
     try:
         first = CatalogService(data, CatalogStore(memory, "sample"))
         await first.refresh(force=False)
@@ -82,11 +83,12 @@ from react_agent.catalog.store import CatalogStore
 from react_agent.databases.open import open_database
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.migrations import migrate_memory
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 async def main():
     memory = await open_memory_database(sys.argv[1])
     await migrate_memory(memory)
-    data = await open_database(None)
+    data = await open_database(SAMPLE_DATABASE_URL)
     catalog = CatalogService(data, CatalogStore(memory, "sample"))
     print("started", flush=True)
     sys.stdin.readline()  # both processes start building at the same moment
@@ -126,7 +128,7 @@ async def test_two_processes_share_one_build(postgres_database):
 async def test_a_worker_waiting_for_a_failed_build_takes_it_over(tmp_path):
     memory = await open_memory_database(f"sqlite:///{tmp_path / 'memory.db'}")
     await migrate_memory(memory)
-    data = await open_database(None)
+    data = await open_database(SAMPLE_DATABASE_URL)
     try:
         store = CatalogStore(memory, "sample")
         # Another worker claimed the build, then gave it back after failing.

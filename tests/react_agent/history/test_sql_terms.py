@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from react_agent.guard.sql_guard import check_query, parse_statement
 from react_agent.history.sql_terms import sql_terms
-from react_agent.tools.sql_guard import check_query, parse_statement
 
 QUERIES = [
     (

@@ -22,6 +22,7 @@ from react_agent.memory.migrations import MIGRATIONS, migrate_memory
 from react_agent.memory.store import Memory, open_memory
 from react_agent.memory.training import add_feedback_to_examples
 from react_agent.memory.verification import reviewed_type
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ async def rate(memory: Memory, question: str, sql: str, up: bool = True) -> int:
 
 
 async def train(memory: Memory, ids: list[int]) -> dict:
-    database = await open_database(None)
+    database = await open_database(SAMPLE_DATABASE_URL)
     try:
         return await add_feedback_to_examples(
             memory, ids, dialect="sqlite", allowed_tables=None, database=database

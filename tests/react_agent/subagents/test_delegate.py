@@ -374,8 +374,9 @@ async def test_sub_agents_checkpoint_under_the_thread_in_postgresql_too(
 
 async def test_delegation_is_refused_while_each_query_needs_approval():
     from langchain_core.messages import ToolMessage
+    from langgraph.graph import StateGraph
 
-    from react_agent.approval.node import APPROVE_SQL_FLAG
+    from react_agent.graph.run_context import RunContext
     from react_agent.subagents.delegate import DELEGATION_OFF_UNDER_APPROVAL, build_delegate_tool
 
     # No sub-agent graph at all: reaching it would fail the test.
@@ -386,6 +387,16 @@ async def test_delegation_is_refused_while_each_query_needs_approval():
         "id": "call_1",
         "type": "tool_call",
     }
-    result = await tool.ainvoke(call, {"configurable": {APPROVE_SQL_FLAG: True}})
+
+    async def call_delegate(state: dict) -> dict:
+        return {"result": await tool.ainvoke(call)}
+
+    # The run's options reach the tool as the graph's typed context, as in a real run.
+    graph = StateGraph(dict, context_schema=RunContext)
+    graph.add_node("call", call_delegate)
+    graph.set_entry_point("call")
+    graph.set_finish_point("call")
+    compiled = graph.compile()
+    result = (await compiled.ainvoke({}, context=RunContext(approve_sql=True)))["result"]
     assert isinstance(result, ToolMessage)
     assert result.status == "error" and result.content == DELEGATION_OFF_UNDER_APPROVAL

@@ -24,12 +24,12 @@ from psycopg import sql as pg_sql
 from config import Settings
 from react_agent.databases.base import QueryFailed
 from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.sample_data.build import content_digest
 from react_agent.sample_data.dataset import TABLES
 from react_agent.sample_data.load_postgres import load_into_postgres
 from react_agent.service import AgentService, open_agent_service
-from react_agent.tools.sql_guard import QueryRejected, check_query
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
 SQL_TIMEOUT = 1.0

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from config import Settings
+from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.sample_data.dataset import TABLES
 from react_agent.service import AgentService, open_agent_service
-from react_agent.tools.sql_guard import QueryRejected, check_query
 from tests.react_agent.tools import test_hostile_corpus as shared
 from tests.react_agent.tools.dialect_corpora import corpus
 from tests.react_agent.tools.test_hostile_corpus import (

@@ -1,0 +1,1 @@
+"""The server: Hypercorn in one process or N workers on one port, and the ASGI front."""

@@ -1,0 +1,132 @@
+"""Serving the app with Hypercorn in this process: config, the SIGTERM drain, the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import signal
+from collections.abc import Coroutine
+from typing import Any
+
+from hypercorn.asyncio.run import worker_serve
+from hypercorn.config import Config, Sockets
+from hypercorn.utils import wrap_app
+
+from app import create_app
+from app.app_state import agent_service_of
+from app.server.asgi import ServiceASGI
+from app.server.binding import bind_sockets
+from config import Settings
+
+MAX_REQUEST_HEAD_BYTES = 256 * 1024
+"""Largest request line and headers read; beyond it Hypercorn answers a bare 431.
+
+Hypercorn's default, 16 KiB, is less than a 2000-character Chinese question takes in a
+GET query (about 18 KB percent-encoded), and whether it bites depends on how the bytes
+arrive. Up to this size a long query reaches the app, which answers with the envelope.
+"""
+
+
+def hypercorn_config(settings: Settings) -> Config:
+    """Return Hypercorn's configuration for these settings."""
+    config = Config()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    # Through the logging module, so each line is printed once, in the app's format.
+    config.accesslog = logging.getLogger("hypercorn.access")
+    config.errorlog = logging.getLogger("hypercorn.error")
+    # Hypercorn waits this long for open requests (streams) after it stops accepting.
+    config.graceful_timeout = settings.shutdown_grace + 5
+    config.h11_max_incomplete_size = MAX_REQUEST_HEAD_BYTES
+    # Hypercorn's default backlog (100) overflows under bursts of new streams, and each
+    # overflowed connection waits a second for the client's SYN retry. 1024 still
+    # overflowed (87 times) when 2,000 streams came at once; the kernel caps it at somaxconn
+    # (4096 by default since Linux 5.4).
+    config.backlog = 4096
+    return config
+
+
+class FreezeAfterStartup:
+    """ASGI wrapper: once the app has started, move every object alive to GC's permanent set.
+
+    What start-up builds (modules, the compiled graph, pools, schemas: some 275,000
+    objects) lives as long as the process. Left in the collector's generations, every full
+    collection walks it again, and with thousands of streams open full collections come
+    often. `gc.freeze()` after start-up keeps it out of them (what CPython's documentation
+    advises for long-lived servers); objects freed later by reference counting are still
+    freed. Only `python -m app` wraps the app this way: a test process that builds many
+    apps keeps collecting them.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Pass the connection on; after `lifespan.startup.complete`, freeze."""
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_then_freeze(message: dict[str, Any]) -> None:
+            await send(message)
+            if message["type"] == "lifespan.startup.complete":
+                gc.collect()
+                gc.freeze()
+
+        await self.app(scope, receive, send_then_freeze)
+
+
+async def serve_forever(settings: Settings, sockets: Sockets | None = None) -> None:
+    """Serve until SIGINT or SIGTERM, then let runs in flight finish and close the agent.
+
+    Args:
+        settings: The settings.
+        sockets: Listening sockets bound by a supervisor (with several workers); by
+            default this process binds HOST:PORT itself, before the app starts.
+
+    Raises:
+        AddressUnavailable: HOST:PORT is taken or cannot be used (nothing was started).
+
+    """
+    config = hypercorn_config(settings)
+    if sockets is None:
+        # Before the app starts: a taken port is then one line, with nothing to unwind.
+        sockets = bind_sockets(settings, config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    app = create_app(settings)
+    drains: list[asyncio.Task[None]] = []
+    front = ServiceASGI(app)
+
+    async def drain_on_signal() -> None:
+        await stop.wait()
+        agent = agent_service_of(app)
+        if agent is not None and agent.runner is not None:
+            # Runs in the background while Hypercorn waits for the streams to end.
+            drain = asyncio.create_task(agent.runner.drain(settings.shutdown_grace))
+            drains.append(drain)
+            # MCP sessions hold a GET stream open; they end once no tool call is running.
+            drain.add_done_callback(lambda _: front.stop_mcp())
+        else:
+            front.stop_mcp()
+
+    await worker_serve(
+        wrap_app(FreezeAfterStartup(front), config.wsgi_max_body_size, None),
+        config,
+        sockets=sockets,
+        shutdown_trigger=drain_on_signal,
+    )
+    # Held until here so the task is not garbage-collected, and its errors are not lost.
+    await asyncio.gather(*drains)
+
+
+def run_event_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run `main` on uvloop where it is installed (it is on Linux), else on asyncio."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        uvloop.run(main)

@@ -1,0 +1,103 @@
+"""The access policy's cost at c=100: `python -m bench.access.throughput`.
+
+Figures, not assertions. Two agents built by `react_agent.service.open_agent_service` as
+`python -m app` builds them (ChatOpenAI on the benchmark's stub, `python -m bench.stub`,
+in a process of its own; the sample database; a SQLite checkpointer each): `none` (no
+POLICY_FILE) and `policy` (config/policy.sample.yaml, every question asked as `alice`,
+the east_analyst: the stub's SQL is rewritten with the region filters, the denied and
+sensitive columns checked, and each model call's input passes the masking boundary).
+Questions go through `AgentRunner.start` with the asker's scope, as the accept path gives
+it (bench/drivers/graph.py `runner_question`), at a fixed concurrency; rounds alternate
+the order of the sides. Prints each round, each side's median questions/s and CPU time per
+question, and the ratio `policy / none` (target ≥ 0.95).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from bench.drivers.graph import runner_question
+from bench.memory.throughput import one_round, stub_process
+from config import Settings
+from react_agent.service import open_agent_service
+
+SIDES = ("none", "policy")
+SAMPLE_POLICY = Path(__file__).resolve().parents[2] / "config" / "policy.sample.yaml"
+ASKER = "alice"
+
+
+async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
+    """Measure both sides, round after round in alternating order; return every figure."""
+    base = Settings(
+        _env_file=None,
+        openai_base_url=stub_url,
+        openai_api_key=SecretStr("bench"),
+        llm_model="stub-model",
+    )
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in SIDES}
+    with tempfile.TemporaryDirectory() as directory:
+        async with AsyncExitStack() as stack:
+            sides = {}
+            for name in SIDES:
+                (Path(directory) / name).mkdir()
+                update: dict[str, Any] = {"data_dir": Path(directory) / name}
+                if name == "policy":
+                    update["policy_file"] = SAMPLE_POLICY
+                settings = base.model_copy(update=update)
+                service = await stack.enter_async_context(open_agent_service(settings))
+                options: dict[str, Any] = {}
+                if service.policy is not None:
+                    actor = service.policy.actor_for(ASKER)
+                    options = {"actor": actor, "scope": service.policy.scope_for(actor)}
+                sides[name] = runner_question(service.require_runner(), **options)
+            for ask in sides.values():  # warms the pools and the caches
+                await one_round(ask, args.concurrency, args.concurrency)
+            for number in range(args.rounds):
+                order = SIDES if number % 2 == 0 else SIDES[::-1]
+                for name in order:
+                    result = await one_round(sides[name], args.concurrency, args.questions)
+                    rounds[name].append(result)
+                    print(f"round {number + 1} {name}: {json.dumps(result)}", flush=True)
+    qps = {name: statistics.median(r["qps"] for r in rounds[name]) for name in SIDES}
+    cpu = {
+        name: round(statistics.median(r["cpu_ms_per_question"] for r in rounds[name]), 1)
+        for name in SIDES
+    }
+    return {
+        "concurrency": args.concurrency,
+        "questions_per_round": args.questions,
+        "stub_latency_ms": args.latency_ms,
+        "rounds": rounds,
+        "median_qps": qps,
+        "ratio_policy_none": round(qps["policy"] / qps["none"], 3),
+        "cpu_ms_per_question": cpu,
+        "cpu_ratio_none_policy": round(cpu["none"] / cpu["policy"], 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison and print it as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--questions", type=int, default=300, help="per round")
+    parser.add_argument("--rounds", type=int, default=5, help="per side, interleaved")
+    parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
+    args = parser.parse_args(argv)
+    with stub_process(args.latency_ms) as stub_url:
+        figures = asyncio.run(compare(args, stub_url))
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

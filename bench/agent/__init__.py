@@ -1,0 +1,1 @@
+"""Benchmarks of the agent's features: history disclosure, sub-agents."""

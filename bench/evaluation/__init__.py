@@ -1,0 +1,1 @@
+"""Benchmarks of evaluation: the answer check per answer, the harness's throughput."""

@@ -1,0 +1,1 @@
+"""Benchmarks of the memory: retrieval time, throughput with the memory on, a reviewed memory."""

@@ -1,0 +1,1 @@
+"""Benchmark of observability: metrics and traces on vs off."""

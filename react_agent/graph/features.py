@@ -1,0 +1,55 @@
+"""The one seam optional features attach to the graph through: parts in, parts out.
+
+service/assembly.py starts from the SQL tools and the plain nodes, then lets each feature
+of service/graph_features.py (history, memory retrieval, the schema catalogue, sub-agents,
+clarifying questions, SQL approval) add its tools, fill a hook of the nodes or set the
+tool gate, in order; the graph is built from what comes out. A new feature (a per-user
+data scope, say) is one more `GraphFeature`, not an edit of graph/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from react_agent.graph.hooks import AnswerReview, ToolGate
+from react_agent.graph.nodes import AgentNodes
+
+
+@dataclass(frozen=True)
+class GraphParts:
+    """What a graph is built from.
+
+    Args:
+        nodes: The node functions; their model is set to `model` bound to `tools` at build.
+        model: The chat model, not bound to tools.
+        tools: The tools the model may call, in the order it is told of them.
+        gate: Holds tool calls for a decision before they run (approval); None holds none.
+        review: Sees a question's first answer before it is final (ANSWER_CHECK=repair).
+
+    """
+
+    nodes: AgentNodes
+    model: BaseChatModel
+    tools: tuple[BaseTool, ...] = ()
+    gate: ToolGate | None = None
+    review: AnswerReview | None = None
+
+    def adding(self, tools: list[BaseTool] | None = None, **hooks: Any) -> GraphParts:
+        """Return these parts with `tools` after the others and `hooks` set on the nodes."""
+        nodes = replace(self.nodes, **hooks) if hooks else self.nodes
+        return replace(self, nodes=nodes, tools=(*self.tools, *(tools or [])))
+
+    def bound_nodes(self) -> AgentNodes:
+        """Return the nodes with the model bound to the tools."""
+        return replace(self.nodes, model=self.model.bind_tools(list(self.tools)))
+
+
+class GraphFeature(Protocol):
+    """An optional part of the graph: tools, a hook of the nodes, or the tool gate."""
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Return `parts` with this feature added."""

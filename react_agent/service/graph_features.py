@@ -1,0 +1,137 @@
+"""The optional features of the graph, each attached through graph/features.GraphFeature.
+
+service/assembly.py iterates `graph_features(service)` in this order: what a feature
+adds is there for the ones after it (the sub-agents get the tools attached before them,
+so they cannot delegate or ask the person; the approval gate is the main graph's only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+from react_agent.approval.clarification import build_ask_user_tool
+from react_agent.approval.node import SqlApproval
+from react_agent.catalog.context import SchemaContext
+from react_agent.graph.builder import build_graph
+from react_agent.graph.features import GraphFeature, GraphParts
+from react_agent.history.disclosure import TurnHistory
+from react_agent.history.tools import build_history_tools
+from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, build_memory_tools
+from react_agent.results.answer_check import check_answer
+from react_agent.results.answer_repair import AnswerRepair
+from react_agent.runs.listener_reports import report_query
+from react_agent.runs.retrieval_events import report_retrieval
+from react_agent.service.schema_catalog import schema_context, schema_tools
+from react_agent.service.state import AgentService
+from react_agent.subagents.delegate import build_delegate_tool
+
+
+@dataclass(frozen=True)
+class ConversationHistory:
+    """The turn blocks the model sees of earlier turns, and the tools that search them."""
+
+    history: TurnHistory
+    dialect: str
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add the history tools and hooks."""
+        return parts.adding(build_history_tools(self.dialect), history=self.history)
+
+
+@dataclass(frozen=True)
+class MemoryRetrieval:
+    """Examples put in the prompt once per question (shown as a step), and search_examples."""
+
+    retriever: ExampleRetriever
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add the memory's tools, its examples and the report of each retrieval."""
+        return parts.adding(
+            build_memory_tools(self.retriever),
+            retriever=self.retriever,
+            report_retrieval=partial(report_retrieval, SEARCH_EXAMPLES),
+        )
+
+
+@dataclass(frozen=True)
+class SchemaCatalogue:
+    """The schema in the prompt for each question, and search_schema."""
+
+    schema: SchemaContext
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add search_schema and the schema section of the prompt."""
+        return parts.adding(schema_tools(self.schema), schema=self.schema)
+
+
+@dataclass(frozen=True)
+class SubAgents:
+    """The delegate tool, running isolated SQL sub-agents over the parts attached so far."""
+
+    max_parallel: int
+    recursion_limit: int
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add delegate over a graph of the parts so far, without the gate or a checkpointer."""
+        graph = build_graph(replace(parts, gate=None, review=None), None)
+        tool = build_delegate_tool(
+            graph, max_parallel=self.max_parallel, recursion_limit=self.recursion_limit
+        )
+        return parts.adding([tool])
+
+
+@dataclass(frozen=True)
+class Clarification:
+    """ask_user: the main agent may pause a question to ask the person (runs say when)."""
+
+    max_per_question: int
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add ask_user and tell the nodes the model has it."""
+        return parts.adding([build_ask_user_tool(self.max_per_question)], clarify=True)
+
+
+@dataclass(frozen=True)
+class ApprovalGate:
+    """SQL approval: runs that ask for it stop before each query for a person's decision."""
+
+    approval: SqlApproval
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Set the approval as the graph's tool gate."""
+        return replace(parts, gate=self.approval)
+
+
+@dataclass(frozen=True)
+class AnswerReviewStep:
+    """ANSWER_CHECK=repair: a first answer with unsupported figures goes back to the model once."""
+
+    review: AnswerRepair
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Set the review every first answer of the main graph passes."""
+        return replace(parts, review=self.review)
+
+
+def graph_features(service: AgentService) -> list[GraphFeature]:
+    """Return the features the settings turn on, in the order they attach."""
+    settings = service.settings
+    assert service.database is not None
+    dialect = service.database.dialect
+    history = TurnHistory(settings.history_mode, settings.history_index_max, dialect)
+    features: list[GraphFeature] = [ConversationHistory(history, dialect)]
+    if service.memory is not None and settings.memory:
+        features.append(MemoryRetrieval(service.memory.retriever))
+    if (schema := schema_context(service)) is not None:
+        features.append(SchemaCatalogue(schema))
+    if settings.subagents:
+        features.append(
+            SubAgents(settings.subagents_max_parallel, settings.subagent_recursion_limit)
+        )
+    if settings.clarify == "on":
+        features.append(Clarification(settings.clarify_max))
+    features.append(ApprovalGate(SqlApproval(dialect, settings.allowed_tables, report_query)))
+    if settings.answer_check == "repair":
+        features.append(AnswerReviewStep(AnswerRepair(check_answer)))
+    return features

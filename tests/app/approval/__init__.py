@@ -1,0 +1,1 @@
+"""Tests of the web layer: pauses for a person: SQL approval and clarifying questions."""

@@ -1,0 +1,1 @@
+"""Tests of the web layer: users' datasets."""

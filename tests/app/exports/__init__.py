@@ -1,0 +1,1 @@
+"""Tests of the web layer: CSV exports of results, on every backend."""

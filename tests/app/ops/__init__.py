@@ -1,0 +1,1 @@
+"""Tests of the web layer: running the service: the server, workers, health, OpenAPI, outages."""
