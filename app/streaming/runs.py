@@ -16,8 +16,9 @@ from app.streaming.events import (
 )
 from react_agent.errors import ServiceError
 from react_agent.observability.log_context import current_trace_parent
+from react_agent.runs.event_log import Batch
 from react_agent.runs.run import Run
-from react_agent.runs.store.events import Batch, Payload, RunEventStore, RunRecord
+from react_agent.runs.store.events import Payload, RunEventStore, RunRecord
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class StreamRuns:
         self._runs[run.run_id] = run
         self._spawn(self._copy_events(run, ctx))
 
-    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
+    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch[Payload]]:
         """Follow a run (from any worker) and count this follower while it lasts.
 
         Yields batches: every event already stored comes at once, so a stream writes them
@@ -87,7 +88,9 @@ class StreamRuns:
         """
         return self._counted(run_id, after, heartbeat)
 
-    async def _counted(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
+    async def _counted(
+        self, run_id: str, after: int, heartbeat: float
+    ) -> AsyncIterator[Batch[Payload]]:
         self._attach(run_id)
         if self.open_streams is not None:
             self.open_streams.inc()

@@ -1,4 +1,4 @@
-"""A run's events in order, and the one wait loop its followers read them with."""
+"""A run's events in order, the one wait loop its followers read them with, and its batches."""
 
 from __future__ import annotations
 
@@ -10,7 +10,18 @@ T = TypeVar("T")
 
 Batch = list[tuple[int, T | None]]
 """The events a follower reads at once: `(seq, event)` in order, or `[(seq, None)]` when it
-waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
+waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat). The one
+batch type of runs: a run's own log, and the stores of streamed runs (`Batch[Payload]`)."""
+
+
+async def flatten(batches: AsyncIterator[Batch[T]]) -> AsyncIterator[tuple[int, T | None]]:
+    """Yield the items of `batches` one at a time (and close them when the caller stops)."""
+    try:
+        async for batch in batches:
+            for item in batch:
+                yield item
+    finally:
+        await batches.aclose()  # type: ignore[attr-defined]
 
 
 class EventLog(Generic[T]):
@@ -59,17 +70,11 @@ class EventLog(Generic[T]):
             except TimeoutError:
                 yield [(index, None)]
 
-    async def follow(
+    def follow(
         self, after: int = 0, *, idle_timeout: float | None = None
     ) -> AsyncIterator[tuple[int, T | None]]:
         """Like `follow_batches`, one event at a time."""
-        batches = self.follow_batches(after, idle_timeout=idle_timeout)
-        try:
-            async for batch in batches:
-                for item in batch:
-                    yield item
-        finally:
-            await batches.aclose()  # type: ignore[attr-defined]
+        return flatten(self.follow_batches(after, idle_timeout=idle_timeout))
 
     def _wake(self) -> None:
         self._appended.set()

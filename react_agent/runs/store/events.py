@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from react_agent.runs.event_log import Batch
+
 Payload = dict[str, Any]
 """One stored event, exactly as the stream sent it (an envelope)."""
 
@@ -39,20 +41,6 @@ class RunRecord:
 
 AbandonedPayloads = Callable[[RunRecord], list[Payload]]
 """Builds the events that close a run whose owner died (an error, then end)."""
-
-Batch = list[tuple[int, Payload | None]]
-"""The events a follower reads at once: `(seq, payload)` in order, or `[(seq, None)]` when
-it waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
-
-
-async def flatten(batches: AsyncIterator[Batch]) -> AsyncIterator[tuple[int, Payload | None]]:
-    """Yield the items of `batches` one at a time."""
-    try:
-        async for batch in batches:
-            for item in batch:
-                yield item
-    finally:
-        await batches.aclose()  # type: ignore[attr-defined]
 
 
 class RunEventStore(Protocol):
@@ -85,7 +73,7 @@ class RunEventStore(Protocol):
 
     def follow_batches(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Like `follow`, but every event already there comes in one batch (one write)."""
         ...
 

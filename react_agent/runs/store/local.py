@@ -7,14 +7,12 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 
-from react_agent.runs.event_log import EventLog
+from react_agent.runs.event_log import Batch, EventLog, flatten
 from react_agent.runs.store.events import (
     FINISHED,
     AbandonedPayloads,
-    Batch,
     Payload,
     RunRecord,
-    flatten,
     process_owner_id,
 )
 from react_agent.runs.store.locks import Release, thread_busy
@@ -96,7 +94,7 @@ class InProcessRunEvents:
         *,
         idle_timeout: float,
         on_abandoned: AbandonedPayloads | None = None,
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Yield the run's events after `after`, all those already there at once."""
         self._expire()
         run = self._runs.get(run_id)

@@ -10,13 +10,12 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.runs.event_log import Batch, flatten
 from react_agent.runs.store.events import (
     RUNNING,
     AbandonedPayloads,
-    Batch,
     Payload,
     RunRecord,
-    flatten,
     process_owner_id,
 )
 from react_agent.runs.store.local import InProcessRunEvents
@@ -211,7 +210,7 @@ class PostgresRunEvents:
 
     async def follow_batches(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Like `follow`, each read's events in one batch."""
         if self.local.has(run_id):
             async for batch in self.local.follow_batches(run_id, after, idle_timeout=idle_timeout):
