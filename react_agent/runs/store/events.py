@@ -43,18 +43,37 @@ AbandonedPayloads = Callable[[RunRecord], list[Payload]]
 """Builds the events that close a run whose owner died (an error, then end)."""
 
 
+class RunPayloads(Protocol):
+    """A run's payloads, numbered 1, 2, …, made from its own events as they are read."""
+
+    def follow_batches(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[Batch[Payload]]:
+        """Yield the payloads after `after` until the run ended, those ready at once."""
+        ...
+
+
 class RunEventStore(Protocol):
     """The numbered events of streamed runs, readable by any process that shares the store."""
 
     owner: str
     """This process's id, stored as the owner of the runs it starts."""
+    copies_payloads: bool
+    """Whether each payload is appended to the store (PostgreSQL: other processes read
+    them); else the store reads a run's payloads from those it was opened with."""
 
-    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
-        """Register a run this process executes; `cancel` stops it (cancel requests call it)."""
+    async def open_run(
+        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
+    ) -> None:
+        """Register a run this process executes; `cancel` stops it (cancel requests call it).
+
+        `payloads` are the run's, made from its events when read: a store that does not copy
+        them reads them there; without them, the run's payloads are those appended.
+        """
         ...
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
-        """Store event `seq` (1, 2, …, in order) of a run this process owns."""
+        """Store event `seq` (1, 2, …, in order) of a run this process owns (when it copies)."""
         ...
 
     async def finish(self, run_id: str) -> None:
