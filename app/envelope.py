@@ -26,6 +26,7 @@ def error_envelope(
     conversation_id: str | None = None,
     legacy: bool = False,
     extra: dict[str, Any] | None = None,
+    timestamp: str | None = None,
 ) -> dict[str, Any]:
     """Wrap an error in the envelope; `legacy` adds the sync API's top-level `error` string.
 
@@ -39,13 +40,14 @@ def error_envelope(
         conversation_id: The thread the request was about, when known.
         legacy: Whether to add the top-level `error` string the legacy sync clients read.
         extra: More fields for `data` (e.g. the health report).
+        timestamp: When the error happened (a stream's: its event's); None: now.
 
     """
     data: dict[str, Any] = {
         "error": error.detail,
         "error_type": error.error_type,
         "can_retry": error.can_retry,
-        "timestamp": now_timestamp(),
+        "timestamp": timestamp or now_timestamp(),
     }
     if conversation_id:
         data["conversation_id"] = conversation_id

@@ -1,7 +1,8 @@
-"""Accepting an ask request for a route, and recording on `g` what its error envelope needs.
+"""Accepting an ask request: validating it for a route, then admitting it on every surface.
 
-Both ask routes (sync and stream) call `accept`. It records two things on `quart.g`, read
-by `app.errors` when it turns a ServiceError into the envelope:
+Both ask routes (sync and stream) call `accept`; every surface then calls `admit`. `accept`
+records two things on `quart.g`, read by `app.errors` when it turns a ServiceError into the
+envelope:
 
 - `g.lang`: the request's language, set before validation so that even a rejected request
   is answered in the language it asked for;
@@ -24,16 +25,18 @@ from app.app_state import (
     thread_id_clock,
 )
 from app.asking.access import request_actor, with_key_user
-from app.asking.quotas import admit_question, request_actor_and_scope
+from app.asking.quotas import admit_question
 from app.asking.resume import validate_resume_request
-from app.asking.thread_ids import unique_new_thread_id
+from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import Settings, resolve_lang
+from react_agent.access.actor import Actor
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError
 from react_agent.log_context import bind_log_ids
+from react_agent.service import AgentService
 
 CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was also sent"'
 """The Warning header of an answer to a request whose two differing ids named the thread."""
@@ -82,25 +85,35 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
 
 
 async def accept_unique(payload: dict[str, Any]) -> AskRequest:
-    """Like `accept`, then the asker's quota; a new thread id is made unique everywhere.
+    """Like `accept`, then `admit` it (the ask routes' whole accept path)."""
+    return await admit(agent_service(), thread_id_clock(), accept(payload))
 
-    A request naming a dataset gets it as the data source of the run it starts next.
+
+async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) -> AskRequest:
+    """Admit a validated `ask`: the asker's quota, a new thread id unique everywhere, its dataset.
+
+    The one accept step after validation on every surface: the ask routes (`accept_unique`),
+    the OpenAI route and the MCP tools each validate in their own words, then call this.
+    It reads no Quart request: `service` and `clock` are passed in, because the MCP tools run
+    outside Quart (over the /mcp mount, or stdio with a service of their own).
+
+    Args:
+        service: The agent service (quotas, the run store, datasets).
+        clock: The process's source of new thread ids.
+        ask: The validated request, its actor and scope resolved; `ask.resume` set when it
+            answers a pause (its question was counted when first asked).
+
     """
-    ask = accept(payload)
-    actor, scope = request_actor_and_scope(ask.user_id)
-    await admit_question(agent_service(), actor, scope, resume=ask.resume is not None)
-    ask = await with_unique_thread_id(ask)
+    actor = ask.actor or Actor(ask.user_id)
+    await admit_question(service, actor, ask.scope, resume=ask.resume is not None)
+    ask = await with_unique_thread_id(service, clock, ask)
     if ask.dataset_id is not None:
-        await use_dataset(ask.user_id, ask.dataset_id)
+        # The user's dataset is the data source of the run this request starts next.
+        run_on(await dataset_source(service, ask.user_id, ask.dataset_id))
     return ask
 
 
-async def use_dataset(user_id: str, dataset_id: str) -> None:
-    """Make the user's dataset the data source of the run this request starts."""
-    run_on(await dataset_source(user_id, dataset_id))
-
-
-async def dataset_source(user_id: str, dataset_id: str) -> SQLDatabase:
+async def dataset_source(service: AgentService, user_id: str, dataset_id: str) -> SQLDatabase:
     """Return the user's dataset as an open data source.
 
     Raises:
@@ -108,21 +121,20 @@ async def dataset_source(user_id: str, dataset_id: str) -> SQLDatabase:
             when the dataset is not the user's.
 
     """
-    datasets = agent_service().datasets
-    if datasets is None:
+    if service.datasets is None:
         raise ServiceError(
             404, "DATASETS_DISABLED", "datasets are off (DATASETS_ENABLED)", can_retry=False
         )
-    return await datasets.source(user_id, dataset_id)
+    return await service.datasets.source(user_id, dataset_id)
 
 
-async def with_unique_thread_id(ask: AskRequest) -> AskRequest:
+async def with_unique_thread_id(
+    service: AgentService, clock: ThreadIdClock, ask: AskRequest
+) -> AskRequest:
     """Return `ask` with its new thread id (if new) reserved among every process."""
     if not ask.is_new_thread:
         return ask
-    store = agent_service().run_store
+    store = service.run_store
     assert store is not None  # opened with the service, whether or not it can answer
-    thread_id = await unique_new_thread_id(
-        thread_id_clock(), store.thread_ids, ask.user_id, ask.thread_id
-    )
+    thread_id = await unique_new_thread_id(clock, store.thread_ids, ask.user_id, ask.thread_id)
     return replace(ask, thread_id=thread_id)

@@ -52,15 +52,18 @@ def approval_fields(approval: dict[str, Any], thread_id: str, lang: str) -> dict
     return fields
 
 
-def build_awaiting_approval_data(result: RunResult, user_id: str, lang: str) -> dict[str, Any]:
+def build_awaiting_approval_data(
+    result: RunResult, user_id: str, lang: str, *, timestamp: str | None = None
+) -> dict[str, Any]:
     """Return the final data of a run that paused, with what it waits for.
 
     The usual fields stay (conversation_id, user_id, react_agent_meta…). For an SQL
     approval `sql` is the SQL waiting, not one that ran, and `records` are absent as nothing
     ran yet; for a clarification `response` is the question (an older client shows it).
+    `timestamp` is when the run paused (None: now).
     """
     assert result.approval is not None
-    data = build_final_data(result, user_id)
+    data = build_final_data(result, user_id, timestamp=timestamp)
     data.pop("records", None)
     fields = approval_fields(result.approval, result.thread_id, lang)
     response = fields.get("question") or fields["message"]

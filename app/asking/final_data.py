@@ -11,7 +11,11 @@ from react_agent.timestamps import now_timestamp
 
 
 def build_final_data(
-    result: RunResult, user_id: str, *, conversation_id_ignored: bool = False
+    result: RunResult,
+    user_id: str,
+    *,
+    conversation_id_ignored: bool = False,
+    timestamp: str | None = None,
 ) -> dict[str, Any]:
     """Return the API's final data for one run; `sql` and `records` only when SQL ran.
 
@@ -23,6 +27,7 @@ def build_final_data(
         user_id: Whose question it was.
         conversation_id_ignored: Whether the request's conversation_id lost to its thread_id
             (then `react_agent_meta.conversation_id_ignored` is true).
+        timestamp: When the run ended (a stream's: the event's); None: now.
 
     """
     data: dict[str, Any] = {
@@ -58,5 +63,5 @@ def build_final_data(
     data["chart"] = build_chart(result.records, share_hint=asks_for_share(result.question))
     if result.answer_check is not None:
         data["answer_check"] = result.answer_check
-    data["timestamp"] = now_timestamp()
+    data["timestamp"] = timestamp or now_timestamp()
     return data

@@ -1,38 +1,18 @@
 """Admitting a question on every surface: who asks it (the actor), and their quotas.
 
-The sync and stream routes, the OpenAI-compatible route and the MCP tool `ask_data` call
-`admit_question` after validation and before the run starts. It makes the actor the
-current one (the run's listeners read it when the run is accepted: the audit records the
-asker) and takes one question from the asker's quota, or raises 429 QUOTA_EXCEEDED with
-`retry_after` (the Retry-After header, `data.retry_after`).
+Every surface calls `admit_question` (through `app.asking.accept.admit`) after validation
+and before the run starts. It makes the actor the current one (the run's listeners read it
+when the run is accepted: the audit records the asker) and takes one question from the
+asker's quota, or raises 429 QUOTA_EXCEEDED with `retry_after` (the Retry-After header,
+`data.retry_after`).
 """
 
 from __future__ import annotations
 
-from quart import g
-
-from app.auth import ApiKey
 from react_agent.access.actor import Actor
 from react_agent.access.current import CURRENT_ACTOR
 from react_agent.access.scope import Scope
 from react_agent.service import AgentService
-
-
-def actor_for(user_id: str, key: ApiKey | None) -> Actor:
-    """Return the actor of a request by `user_id` with `key` (no policy: no roles)."""
-    return Actor(user_id=user_id, key_id=key.key_id if key is not None else None)
-
-
-def request_actor_and_scope(user_id: str) -> tuple[Actor, Scope | None]:
-    """Return the request's actor and scope as the accept path resolved them (on `g`).
-
-    Without them (no policy resolution ran), the actor of `user_id` with the request's
-    key, and no scope.
-    """
-    actor = getattr(g, "actor", None)
-    if not isinstance(actor, Actor) or actor.user_id != user_id:
-        return actor_for(user_id, getattr(g, "api_key", None)), None
-    return actor, getattr(g, "scope", None)
 
 
 async def admit_question(

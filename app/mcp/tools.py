@@ -11,12 +11,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.asking.accept import with_service_pauses
+from app.asking.accept import admit, with_service_pauses
 from app.asking.access import actor_and_scope
 from app.asking.approval_data import approval_fields
-from app.asking.quotas import admit_question
 from app.asking.start import start_run
-from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
+from app.asking.thread_ids import ThreadIdClock
 from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
 from app.auth import ApiKey
 from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
@@ -61,15 +60,8 @@ class DataTools:
             "user_id": user_id or _default_user(key, conversation_id),
         }
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
-        service = self.get_service()
-        await admit_question(service, ask.actor, ask.scope)
-        if ask.is_new_thread and service.run_store is not None:
-            # Reserved in the shared store, as the ask routes do: unique across processes.
-            thread_id = await unique_new_thread_id(
-                self.clock, service.run_store.thread_ids, ask.user_id, ask.thread_id
-            )
-            ask = replace(ask, thread_id=thread_id)
-        return await self._answer(ask, None, report_step, ask_person)
+        ask = await admit(self.get_service(), self.clock, ask)
+        return await self._answer(ask, report_step, ask_person)
 
     async def answer_pending(
         self,
@@ -86,17 +78,18 @@ class DataTools:
         check_thread_owner(conversation_id, owner)
         payload = {"question": "-", "conversation_id": conversation_id, "user_id": owner}
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
-        return await self._answer(ask, decision, report_step, ask_person)
+        # A resume, as the ask routes' `resume` body: its question was counted when asked.
+        ask = await admit(self.get_service(), self.clock, replace(ask, resume=decision))
+        return await self._answer(ask, report_step, ask_person)
 
     async def _answer(
         self,
         ask: AskRequest,
-        resume: ApprovalDecision | None,
         report_step: StepReporter,
         ask_person: PersonAsker | None,
     ) -> dict[str, Any]:
         """Run the question (or resume), putting each pause to the person while they answer."""
-        result = await self._run(ask, resume, report_step)
+        result = await self._run(ask, None, report_step)
         for _ in range(MAX_PAUSES):
             if result.approval is None or ask_person is None:
                 break

@@ -12,10 +12,9 @@ from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_request, document_response
 
 from app.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
-from app.asking.accept import with_service_pauses, with_unique_thread_id
+from app.asking.accept import admit, with_service_pauses
 from app.asking.access import request_actor, with_key_user
 from app.asking.bodies import read_json_object
-from app.asking.quotas import admit_question, request_actor_and_scope
 from app.asking.start import start_run
 from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
@@ -84,9 +83,8 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     the X-Conversation-Id header and as `conversation_id`. `usage` sums the run's tokens.
     """
     body = parse_chat_request(await read_json_object(request))
-    ask = accept_chat_request(body)
-    await admit_question(agent_service(), *request_actor_and_scope(ask.user_id))
-    ask = await with_unique_thread_id(await continued(ask, body))
+    ask = await continued(accept_chat_request(body), body)
+    ask = await admit(agent_service(), thread_id_clock(), ask)
     runner = agent_service().require_runner()
     run = await start_or_resume(runner, ask)
     g.conversation_id = ask.thread_id

@@ -26,7 +26,8 @@ from app.streaming.follow import batches_to_resume, error_stream, follow_run
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import parse_event_id
 from react_agent.errors import ServiceError
-from react_agent.runs.store.events import Batch
+from react_agent.runs.event_log import Batch
+from react_agent.runs.store.events import Payload
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -137,7 +138,10 @@ def stream_response(
 
 
 def _follow(
-    run_id: str, after: int, wire: StreamFormat, batches: AsyncIterator[Batch] | None = None
+    run_id: str,
+    after: int,
+    wire: StreamFormat,
+    batches: AsyncIterator[Batch[Payload]] | None = None,
 ) -> AsyncIterator[bytes]:
     settings = app_settings()
     return follow_run(

@@ -42,7 +42,7 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     dataset_id = request.args.get("dataset_id")
     database = service.database
     if dataset_id is not None:
-        database = await dataset_source(owner, dataset_id)
+        database = await dataset_source(service, owner, dataset_id)
     chunks = await start_csv_export(
         database,
         sql,

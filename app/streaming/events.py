@@ -23,7 +23,6 @@ from react_agent.runs.events import (
     TokenStreamed,
 )
 from react_agent.runs.tool_events import ToolCalled, ToolReturned
-from react_agent.timestamps import now_timestamp
 
 
 @dataclass(frozen=True)
@@ -56,19 +55,22 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
             "thread_id": ctx.thread_id,
             "conversation_id": ctx.thread_id,
             "user_id": ctx.user_id,
-            "timestamp": now_timestamp(),
+            "timestamp": event.timestamp,
         }
         if ctx.conversation_id_ignored:
             started["conversation_id_ignored"] = True
         if isinstance(event, RunStarted):
-            return [_ok(started, ctx, "STREAM_STARTED"), _progress(START, 0, ctx)]
-        queued = _progress(QUEUED, 0, ctx)
+            return [
+                _ok(started, ctx, "STREAM_STARTED"),
+                _progress(START, 0, ctx, event.timestamp),
+            ]
+        queued = _progress(QUEUED, 0, ctx, event.timestamp)
         queued["data"]["reason"] = event.reason
         if event.position is not None:
             queued["data"]["position"] = event.position
         return [_ok(started, ctx, "STREAM_STARTED"), queued]
     if isinstance(event, NodeFinished):
-        progress = _progress(event.node, event.step, ctx)
+        progress = _progress(event.node, event.step, ctx, event.timestamp)
         if event.tool_names:
             progress["data"]["tool_name"] = ", ".join(event.tool_names)
             progress["data"]["tool_names"] = event.tool_names
@@ -83,23 +85,28 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         return _token_envelopes(event, ctx)
     if isinstance(event, RunFinished) and event.result.approval is not None:
         # The run stopped for a person's decision (SQL approval): no answer yet.
-        data = build_awaiting_approval_data(event.result, ctx.user_id, ctx.lang)
+        data = build_awaiting_approval_data(
+            event.result, ctx.user_id, ctx.lang, timestamp=event.timestamp
+        )
         return [_ok({"type": "interrupt", **data}, ctx), end_envelope(ctx)]
     if isinstance(event, RunFinished):
         final = build_final_data(
-            event.result, ctx.user_id, conversation_id_ignored=ctx.conversation_id_ignored
+            event.result,
+            ctx.user_id,
+            conversation_id_ignored=ctx.conversation_id_ignored,
+            timestamp=event.timestamp,
         )
         completed = {"type": "completed", **final}
         return [
-            _progress(END, steps + 1, ctx),
+            _progress(END, steps + 1, ctx, event.timestamp),
             _ok(completed, ctx),
             end_envelope(ctx),
         ]
     assert isinstance(event, RunFailed)
-    return [error_event_envelope(event.error, ctx), end_envelope(ctx)]
+    return [error_event_envelope(event.error, ctx, event.timestamp), end_envelope(ctx)]
 
 
-def progress_data(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
+def progress_data(node: str, step: int, ctx: StreamContext, timestamp: str) -> dict[str, Any]:
     """Return a `progress` event's data for a node, with its display name and icon."""
     return {
         "type": "progress",
@@ -107,7 +114,7 @@ def progress_data(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
         **node_display(node, ctx.lang),
         "thread_id": ctx.thread_id,
         "step": step,
-        "timestamp": now_timestamp(),
+        "timestamp": timestamp,
     }
 
 
@@ -170,9 +177,13 @@ def _token_envelopes(event: TokenStreamed, ctx: StreamContext) -> list[dict[str,
     return [_ok(data, ctx)]
 
 
-def error_event_envelope(error: ServiceError, ctx: StreamContext) -> dict[str, Any]:
-    """Return an `error` event: the error envelope with `type` in its data."""
-    body = error_envelope(error, ctx.lang, conversation_id=ctx.thread_id or None)
+def error_event_envelope(
+    error: ServiceError, ctx: StreamContext, timestamp: str | None = None
+) -> dict[str, Any]:
+    """Return an `error` event: the error envelope with `type` in its data (at `timestamp`)."""
+    body = error_envelope(
+        error, ctx.lang, conversation_id=ctx.thread_id or None, timestamp=timestamp
+    )
     body["data"] = {"type": "error", **body["data"]}
     return body
 
@@ -182,8 +193,8 @@ def end_envelope(ctx: StreamContext) -> dict[str, Any]:
     return _ok({"type": "end", "thread_id": ctx.thread_id}, ctx)
 
 
-def _progress(node: str, step: int, ctx: StreamContext) -> dict[str, Any]:
-    data = progress_data(node, step, ctx)
+def _progress(node: str, step: int, ctx: StreamContext, timestamp: str) -> dict[str, Any]:
+    data = progress_data(node, step, ctx, timestamp)
     return _ok(data, ctx, "STREAM_PROGRESS", display_name=data["display_name"])
 
 

@@ -10,12 +10,13 @@ from app.streaming.formats import StreamFormat
 from app.streaming.ids import format_event_id
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.store.events import RUNNING, Batch, RunRecord
+from react_agent.runs.event_log import Batch
+from react_agent.runs.store.events import RUNNING, Payload, RunRecord
 
 
 async def batches_to_resume(
     runs: StreamRuns, run_id: str, after: int, heartbeat: float
-) -> tuple[RunRecord, AsyncIterator[Batch]] | None:
+) -> tuple[RunRecord, AsyncIterator[Batch[Payload]]] | None:
     """Return the run and its event batches after `after`, or None if nothing more is left."""
     record = await runs.store.record(run_id) if run_id else None
     if record is None:
@@ -31,7 +32,9 @@ async def batches_to_resume(
     return record, _prepend(first, batches)
 
 
-async def _prepend(first: Batch, rest: AsyncIterator[Batch]) -> AsyncIterator[Batch]:
+async def _prepend(
+    first: Batch[Payload], rest: AsyncIterator[Batch[Payload]]
+) -> AsyncIterator[Batch[Payload]]:
     try:
         yield first
         async for batch in rest:
@@ -48,7 +51,7 @@ def follow_run(
     wire: StreamFormat,
     heartbeat: float,
     retry_ms: int,
-    batches: AsyncIterator[Batch] | None = None,
+    batches: AsyncIterator[Batch[Payload]] | None = None,
 ) -> AsyncIterator[bytes]:
     """Return the run's stored events as frames from sequence `after` on, with heartbeats.
 
@@ -66,7 +69,7 @@ def follow_run(
 
 
 async def _frames(
-    run_id: str, batches: AsyncIterator[Batch], wire: StreamFormat, retry_ms: int
+    run_id: str, batches: AsyncIterator[Batch[Payload]], wire: StreamFormat, retry_ms: int
 ) -> AsyncIterator[bytes]:
     # Runs outside the request context, so everything it needs is passed in. The events
     # already stored go out in one write: under load a node's progress and tool events

@@ -1,4 +1,4 @@
-"""Streamed runs: their envelopes numbered once into the shared store, and who follows them."""
+"""Streamed runs: registered in the run store (copied there when it is shared), and followed."""
 
 from __future__ import annotations
 
@@ -7,17 +7,13 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from app.streaming.events import (
-    StreamContext,
-    end_envelope,
-    error_event_envelope,
-    main_step,
-    stream_envelopes,
-)
+from app.streaming.events import StreamContext, end_envelope, error_event_envelope
+from app.streaming.run_envelopes import RunEnvelopes
 from react_agent.errors import ServiceError
 from react_agent.log_context import current_trace_parent
+from react_agent.runs.event_log import Batch
 from react_agent.runs.run import Run
-from react_agent.runs.store.events import Batch, Payload, RunEventStore, RunRecord
+from react_agent.runs.store.events import Payload, RunEventStore, RunRecord
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +37,12 @@ def cancelled_by_user() -> ServiceError:
 
 
 class StreamRuns:
-    """Publishes each streamed run's envelopes to the store; cancels runs nobody follows.
+    """Registers each streamed run in the store; cancels runs nobody follows.
 
-    Every envelope is numbered and built once (its timestamp included), so a client that
-    reconnects to any worker gets the very bytes it would have had.
+    A run's envelopes are made from its own events (`RunEnvelopes`), the same every time
+    they are made, so a client that reconnects gets the very bytes it would have had. A
+    store in memory reads them from the run; a shared one (PostgreSQL) gets each copied,
+    so that every worker reads them.
 
     Args:
         store: Where the events go (shared by every worker on PostgreSQL).
@@ -65,7 +63,7 @@ class StreamRuns:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def publish(self, run: Run, ctx: StreamContext) -> None:
-        """Register the run in the store and copy its envelopes there as they come."""
+        """Register the run in the store (copying its envelopes there if it is shared)."""
         # The request's trace, so that a follower on another worker can link to it.
         record = RunRecord(
             run.run_id,
@@ -75,11 +73,12 @@ class StreamRuns:
             self.store.owner,
             trace_parent=current_trace_parent(),
         )
-        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()))
+        envelopes = RunEnvelopes(run.log, ctx)
+        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()), envelopes)
         self._runs[run.run_id] = run
-        self._spawn(self._copy_events(run, ctx))
+        self._spawn(self._keep(run, envelopes))
 
-    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
+    def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch[Payload]]:
         """Follow a run (from any worker) and count this follower while it lasts.
 
         Yields batches: every event already stored comes at once, so a stream writes them
@@ -87,7 +86,9 @@ class StreamRuns:
         """
         return self._counted(run_id, after, heartbeat)
 
-    async def _counted(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch]:
+    async def _counted(
+        self, run_id: str, after: int, heartbeat: float
+    ) -> AsyncIterator[Batch[Payload]]:
         self._attach(run_id)
         if self.open_streams is not None:
             self.open_streams.inc()
@@ -101,18 +102,15 @@ class StreamRuns:
                 self.open_streams.dec()
             self._detach(run_id)
 
-    async def _copy_events(self, run: Run, ctx: StreamContext) -> None:
-        seq = steps = 0
-        started = False
+    async def _keep(self, run: Run, envelopes: RunEnvelopes) -> None:
+        """Copy the run's envelopes to a shared store as they come; say when it ended."""
         try:
-            async for _, event in run.follow(0):
-                steps = main_step(event, steps)
-                for envelope in stream_envelopes(event, ctx, steps):  # type: ignore[arg-type]
-                    if envelope["data"]["type"] == "started":
-                        if started:
-                            continue  # a run that waited first said so when it began waiting
-                        started = True
-                    seq += 1
+            if not self.store.copies_payloads:
+                await run.log.wait_ended()  # the store reads the envelopes from the run
+                return
+            async for batch in envelopes.follow_batches(0):
+                for seq, envelope in batch:
+                    assert envelope is not None  # no idle_timeout: no heartbeat
                     try:
                         await self.store.append(run.run_id, seq, envelope)
                     except Exception as exc:

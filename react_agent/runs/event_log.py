@@ -1,16 +1,32 @@
-"""A run's events in order, and the one wait loop its followers read them with."""
+"""A run's events in order, the one wait loop its followers read them with, and its batches."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 Batch = list[tuple[int, T | None]]
 """The events a follower reads at once: `(seq, event)` in order, or `[(seq, None)]` when it
-waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
+waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat). The one
+batch type of runs: a run's own log, and the stores of streamed runs (`Batch[Payload]`)."""
+
+
+async def flatten(batches: AsyncIterator[Batch[T]]) -> AsyncIterator[tuple[int, T | None]]:
+    """Yield the items of `batches` one at a time (and close them when the caller stops)."""
+    try:
+        async for batch in batches:
+            for item in batch:
+                yield item
+    finally:
+        await batches.aclose()  # type: ignore[attr-defined]
+
+
+def _as_they_are(batch: Batch[T]) -> Batch[T]:
+    return batch
 
 
 class EventLog(Generic[T]):
@@ -36,7 +52,7 @@ class EventLog(Generic[T]):
             self.ended = True
             self._wake()
 
-    async def follow_batches(
+    def follow_batches(
         self, after: int = 0, *, idle_timeout: float | None = None
     ) -> AsyncIterator[Batch[T]]:
         """Yield the events after `after` until the end, all those already there at once.
@@ -44,32 +60,53 @@ class EventLog(Generic[T]):
         With `idle_timeout`, `[(seq, None)]` is yielded each time that many seconds pass
         without an event (streams send a heartbeat then).
         """
+        return self.follow_views(_as_they_are, after, idle_timeout=idle_timeout)
+
+    async def follow_views(
+        self,
+        view: Callable[[Batch[T]], Batch[U]],
+        after: int = 0,
+        *,
+        idle_timeout: float | None = None,
+    ) -> AsyncIterator[Batch[U]]:
+        """Like `follow_batches`, each batch as `view` makes it (a stream's envelopes of it).
+
+        A batch that `view` makes empty is not yielded, and the idle time goes on as if its
+        events had not come: a heartbeat comes `idle_timeout` seconds after the last batch
+        yielded (its number is the log's, the last event seen).
+        """
         index = after
+        deadline: float | None = None
         while True:
             if index < len(self.items):
                 end = len(self.items)
-                yield [(seq, self.items[seq - 1]) for seq in range(index + 1, end + 1)]
+                batch = view([(seq, self.items[seq - 1]) for seq in range(index + 1, end + 1)])
                 index = end
+                if batch:
+                    yield batch
+                    deadline = None
                 continue  # more may have come while that batch was being sent
             if self.ended:
                 return
+            if deadline is None and idle_timeout is not None:
+                deadline = asyncio.get_running_loop().time() + idle_timeout
             try:
-                async with asyncio.timeout(idle_timeout):  # no task per wait, as wait_for
+                async with asyncio.timeout_at(deadline):  # no task per wait, as wait_for
                     await self._appended.wait()
             except TimeoutError:
+                deadline = None
                 yield [(index, None)]
 
-    async def follow(
+    async def wait_ended(self) -> None:
+        """Return once the log has ended."""
+        while not self.ended:
+            await self._appended.wait()
+
+    def follow(
         self, after: int = 0, *, idle_timeout: float | None = None
     ) -> AsyncIterator[tuple[int, T | None]]:
         """Like `follow_batches`, one event at a time."""
-        batches = self.follow_batches(after, idle_timeout=idle_timeout)
-        try:
-            async for batch in batches:
-                for item in batch:
-                    yield item
-        finally:
-            await batches.aclose()  # type: ignore[attr-defined]
+        return flatten(self.follow_batches(after, idle_timeout=idle_timeout))
 
     def _wake(self) -> None:
         self._appended.set()

@@ -7,6 +7,17 @@ from typing import Any
 
 from react_agent.errors import ServiceError
 from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.timestamps import now_timestamp
+
+
+def _happened() -> Any:
+    """Return the field of when an event happened, set once where the event is made.
+
+    A stream's envelopes are made from the event whenever they are read (app/streaming),
+    so their timestamps must be the event's, not the reader's: a client that reconnects gets
+    the same bytes. Not compared: two events that say the same thing are equal.
+    """
+    return field(default_factory=now_timestamp, compare=False)
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,8 @@ class RunStarted:
     """The run holds its thread and is about to call the model."""
 
     thread_id: str
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,8 @@ class RunWaiting:
     thread_id: str
     reason: str
     position: int | None = None
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +89,13 @@ class NodeFinished:
     answer_repair: dict[str, Any] | None = None
     """For review_answer (ANSWER_CHECK=repair): the check that sent the answer back for its
     repair turn, `{checked, supported, unsupported}`; None when the answer went on as it was."""
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
 
 
 @dataclass(frozen=True)
 class TokenStreamed:
-    """New answer text from the model."""
+    """New answer text from the model (no time: its envelope has none, and tokens are many)."""
 
     content: str
     subagent: dict[str, str] | None = None
@@ -90,6 +107,8 @@ class RunFinished:
     """The run ended with an answer."""
 
     result: RunResult
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +116,8 @@ class RunFailed:
     """The run ended with an error."""
 
     error: ServiceError
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
 
 
 RunEvent = (

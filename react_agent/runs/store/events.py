@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from react_agent.runs.event_log import Batch
+
 Payload = dict[str, Any]
 """One stored event, exactly as the stream sent it (an envelope)."""
 
@@ -40,19 +42,15 @@ class RunRecord:
 AbandonedPayloads = Callable[[RunRecord], list[Payload]]
 """Builds the events that close a run whose owner died (an error, then end)."""
 
-Batch = list[tuple[int, Payload | None]]
-"""The events a follower reads at once: `(seq, payload)` in order, or `[(seq, None)]` when
-it waited `idle_timeout` seconds for none (a stream sends one frame, or a heartbeat)."""
 
+class RunPayloads(Protocol):
+    """A run's payloads, numbered 1, 2, …, made from its own events as they are read."""
 
-async def flatten(batches: AsyncIterator[Batch]) -> AsyncIterator[tuple[int, Payload | None]]:
-    """Yield the items of `batches` one at a time."""
-    try:
-        async for batch in batches:
-            for item in batch:
-                yield item
-    finally:
-        await batches.aclose()  # type: ignore[attr-defined]
+    def follow_batches(
+        self, after: int = 0, *, idle_timeout: float | None = None
+    ) -> AsyncIterator[Batch[Payload]]:
+        """Yield the payloads after `after` until the run ended, those ready at once."""
+        ...
 
 
 class RunEventStore(Protocol):
@@ -60,13 +58,22 @@ class RunEventStore(Protocol):
 
     owner: str
     """This process's id, stored as the owner of the runs it starts."""
+    copies_payloads: bool
+    """Whether each payload is appended to the store (PostgreSQL: other processes read
+    them); else the store reads a run's payloads from those it was opened with."""
 
-    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
-        """Register a run this process executes; `cancel` stops it (cancel requests call it)."""
+    async def open_run(
+        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
+    ) -> None:
+        """Register a run this process executes; `cancel` stops it (cancel requests call it).
+
+        `payloads` are the run's, made from its events when read: a store that does not copy
+        them reads them there; without them, the run's payloads are those appended.
+        """
         ...
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
-        """Store event `seq` (1, 2, …, in order) of a run this process owns."""
+        """Store event `seq` (1, 2, …, in order) of a run this process owns (when it copies)."""
         ...
 
     async def finish(self, run_id: str) -> None:
@@ -85,7 +92,7 @@ class RunEventStore(Protocol):
 
     def follow_batches(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Like `follow`, but every event already there comes in one batch (one write)."""
         ...
 

@@ -7,14 +7,13 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 
-from react_agent.runs.event_log import EventLog
+from react_agent.runs.event_log import Batch, EventLog, flatten
 from react_agent.runs.store.events import (
     FINISHED,
     AbandonedPayloads,
-    Batch,
     Payload,
+    RunPayloads,
     RunRecord,
-    flatten,
     process_owner_id,
 )
 from react_agent.runs.store.locks import Release, thread_busy
@@ -24,13 +23,17 @@ from react_agent.runs.store.locks import Release, thread_busy
 class _LocalRun:
     record: RunRecord
     cancel: Callable[[], None]
-    log: EventLog[Payload] = field(default_factory=EventLog)
-    ended_at: float = 0.0
+    payloads: RunPayloads = field(default_factory=EventLog)
+    """Made from the run's own events when read; or an EventLog of the payloads appended."""
+    ended_at: float | None = None
 
 
 class InProcessRunEvents:
     """Run events in this process's memory: enough for one process (SQLite or memory).
 
+    A run opened with its payloads is read from them: made from the run's own log when a
+    follower reads, so its events are kept once. One opened without them (the PostgreSQL
+    store's runs, kept here for their owner's followers) keeps the payloads appended.
     An ended run is forgotten `ttl` seconds after it ended: every look-up first drops the
     runs whose time is up (oldest first, so each look-up costs only what it drops).
 
@@ -42,15 +45,20 @@ class InProcessRunEvents:
 
     def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.owner = process_owner_id()
+        self.copies_payloads = False
         self.ttl = ttl
         self.clock = clock
         self._runs: dict[str, _LocalRun] = {}
         self._ended: deque[tuple[float, str]] = deque()
 
-    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
-        """Register a run this process executes."""
+    async def open_run(
+        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
+    ) -> None:
+        """Register a run this process executes, read from `payloads` (else those appended)."""
         self._expire()
-        self._runs[record.run_id] = _LocalRun(record, cancel)
+        self._runs[record.run_id] = _LocalRun(
+            record, cancel, payloads if payloads is not None else EventLog()
+        )
 
     def has(self, run_id: str) -> bool:
         """Whether the run is kept here (not ended more than `ttl` seconds ago)."""
@@ -58,19 +66,21 @@ class InProcessRunEvents:
         return run_id in self._runs
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
-        """Keep event `seq` and wake the run's followers."""
-        log = self._runs[run_id].log
+        """Keep event `seq` and wake the run's followers (a run opened without payloads)."""
+        log = self._runs[run_id].payloads
+        assert isinstance(log, EventLog)  # a run read from its own events has no copies
         if seq == len(log.items) + 1:
             log.append(payload)
 
     async def finish(self, run_id: str) -> None:
         """Mark the run as ended and wake its followers."""
         run = self._runs.get(run_id)
-        if run is not None and not run.log.ended:
+        if run is not None and run.ended_at is None:
             run.ended_at = self.clock()
             self._ended.append((run.ended_at, run_id))
             run.record = _with_status(run.record, FINISHED)
-            run.log.end()
+            if isinstance(run.payloads, EventLog):
+                run.payloads.end()
 
     async def record(self, run_id: str) -> RunRecord | None:
         """Return the run kept here, if any."""
@@ -96,13 +106,13 @@ class InProcessRunEvents:
         *,
         idle_timeout: float,
         on_abandoned: AbandonedPayloads | None = None,
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Yield the run's events after `after`, all those already there at once."""
         self._expire()
         run = self._runs.get(run_id)
         if run is None:
             return
-        async for batch in run.log.follow_batches(after, idle_timeout=idle_timeout):
+        async for batch in run.payloads.follow_batches(after, idle_timeout=idle_timeout):
             yield batch
 
     async def seconds_since_followed(self, run_id: str) -> float | None:
@@ -112,7 +122,7 @@ class InProcessRunEvents:
     async def request_cancel(self, run_id: str) -> None:
         """Cancel the run if it is still going."""
         run = self._runs.get(run_id)
-        if run is not None and not run.log.ended:
+        if run is not None and run.ended_at is None:
             run.cancel()
 
     async def aclose(self) -> None:

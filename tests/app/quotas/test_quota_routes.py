@@ -10,7 +10,7 @@ import pytest
 from app.app_state import agent_service_of
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session
-from tests.support.scripted_model import ScriptedChatModel, answer
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 from tests.support.sse import open_stream
 
 NOW = datetime(2026, 3, 1, 10, 0, 30, tzinfo=UTC)
@@ -84,6 +84,25 @@ async def test_mcp_ask_data_reports_the_quota_as_a_tool_error(limited):
     assert result.is_error
     text = result.content[0].text
     assert "QUOTA_EXCEEDED: quota exceeded: 2 questions per minute" in text and "30 s" in text
+
+
+async def test_mcp_answer_pending_is_a_resume_refused_once_the_days_tokens_are_spent(settings):
+    # As the routes' resume body: not a new question, but the day's tokens still count.
+    pausing = call_tool("run_sql", sql="SELECT 1 AS n")
+    pausing.usage_metadata = {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
+    model = ScriptedChatModel(replies=[pausing], default=answer("ok"))
+    update = {"quota_tokens_per_day": 100, "sql_approval": "always"}
+    async with running_service(settings.model_copy(update=update), model=model) as client:
+        async with http_session(client.base_url) as session:
+            first = await session.call_tool("ask_data", {"question": "q", "user_id": "ann"})
+            pause = first.structured_content
+            assert not first.is_error and pause["status"] == "awaiting_approval", pause
+            await agent_service_of(client.app).ledger.tally.flush()
+            decision = {"interrupt_id": pause["interrupt_id"], "action": "approve"}
+            arguments = {"conversation_id": pause["conversation_id"], **decision}
+            resumed = await session.call_tool("answer_pending", arguments)
+    assert resumed.is_error
+    assert "QUOTA_EXCEEDED: quota exceeded: 100 model tokens per day" in resumed.content[0].text
 
 
 async def test_usage_shows_the_callers_questions_limits_and_resets(limited):

@@ -38,3 +38,32 @@ async def test_a_follower_after_the_end_gets_only_the_events_after_its_position(
     log.end()  # a second end changes nothing
     assert [item async for item in log.follow(2)] == [(3, 3), (4, 4)]
     assert [item async for item in log.follow(4)] == []
+
+
+async def test_events_a_view_hides_do_not_put_off_the_heartbeat():
+    log: EventLog[str] = EventLog()
+    views = log.follow_views(lambda batch: [], idle_timeout=0.2)  # a stream shows none
+
+    async def hidden_events() -> None:
+        # An event every 0.05 s for 2 s: without a view, never idle for 0.2 s.
+        for _ in range(40):
+            log.append("hidden")
+            await asyncio.sleep(0.05)
+        log.end()
+
+    appending = asyncio.create_task(hidden_events())
+    first = await anext(views)
+    assert first[0][1] is None and not log.ended  # the heartbeat came while events did
+    appending.cancel()
+    await asyncio.gather(appending, return_exceptions=True)
+
+
+async def test_wait_ended_returns_once_the_log_ends():
+    log: EventLog[str] = EventLog()
+    waiting = asyncio.ensure_future(log.wait_ended())
+    log.append("a")
+    await asyncio.sleep(0)  # one scheduling turn: an event is not the end
+    assert not waiting.done()
+    log.end()
+    await asyncio.wait_for(waiting, 60)
+    assert log.ended

@@ -10,13 +10,13 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.runs.event_log import Batch, flatten
 from react_agent.runs.store.events import (
     RUNNING,
     AbandonedPayloads,
-    Batch,
     Payload,
+    RunPayloads,
     RunRecord,
-    flatten,
     process_owner_id,
 )
 from react_agent.runs.store.local import InProcessRunEvents
@@ -71,6 +71,7 @@ class PostgresRunEvents:
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
         self.owner = process_owner_id()
+        self.copies_payloads = True
         self.local = InProcessRunEvents(min(ttl, LOCAL_TTL))
         self.notifications = RunNotifications(
             pool,
@@ -105,8 +106,13 @@ class PostgresRunEvents:
                     await migrate_run_tables(connection)
                 self._migrated = True
 
-    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
+    async def open_run(
+        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
+    ) -> None:
         """Claim the run's liveness, store its row and keep it in memory.
+
+        Its payloads are those appended (`payloads` is not read): the owner's followers see
+        each one once it is stored, as every other worker's do.
 
         The claim and the row go to PostgreSQL side by side (on two sessions), a round
         trip less before the stream's `started`: nobody elsewhere can look for the run
@@ -211,7 +217,7 @@ class PostgresRunEvents:
 
     async def follow_batches(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Like `follow`, each read's events in one batch."""
         if self.local.has(run_id):
             async for batch in self.local.follow_batches(run_id, after, idle_timeout=idle_timeout):

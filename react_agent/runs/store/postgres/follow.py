@@ -7,7 +7,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Batch
+from react_agent.runs.event_log import Batch
+from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Payload
 from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.postgres.abandoned import close_abandoned_run
 from react_agent.runs.store.postgres.notifications import FOLLOW_CHANNEL, RunNotifications
@@ -53,7 +54,7 @@ class RemoteFollower:
 
     async def follow_batches(
         self, run_id: str, after: int, *, idle_timeout: float, on_abandoned: AbandonedPayloads
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncIterator[Batch[Payload]]:
         """Yield the run's events after `after`, a read's events each time, until it ended."""
         last, idle_since, next_check = after, time.monotonic(), 0.0
         while True:
