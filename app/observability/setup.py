@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-from quart import Quart, g
+from quart import Quart
 
 from config import Settings
-from react_agent.runs.store.events import RunRecord
 
 
 def install_observability(app: Quart, settings: Settings) -> None:
@@ -55,17 +53,3 @@ def configured_secrets(settings: Settings) -> list[str]:
     if settings.openai_api_key is not None:
         secrets.append(settings.openai_api_key.get_secret_value())
     return secrets
-
-
-def follow_in_trace(
-    frames: AsyncIterator[bytes], record: RunRecord, this_process: str
-) -> AsyncIterator[bytes]:
-    """Return a resumed stream's frames, in a span linked to the run's trace if traces are on.
-
-    Called in the request (its span, set by http_tracing, says whether traces are on).
-    """
-    if getattr(g, "trace_span", None) is None:
-        return frames
-    from app.observability.follow_tracing import linked_follow
-
-    return linked_follow(frames, record, remote=record.owner != this_process)

@@ -19,10 +19,9 @@ from app.asking.bodies import query_args_payload, read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.errors import request_lang
-from app.observability.setup import follow_in_trace
 from app.schemas.stream import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext
-from app.streaming.follow import batches_to_resume, error_stream, follow_run
+from app.streaming.follow import batches_to_resume, error_stream, follow_in_trace, follow_run
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import parse_event_id
 from react_agent.errors import ServiceError
@@ -124,7 +123,8 @@ async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
     record, batches = resumed
     frames = _follow(run_id, after, wire, batches)
     # With traces on, the stream's span links to the trace of the run (on whichever worker).
-    return stream_response(follow_in_trace(frames, record, runs.store.owner), wire)
+    traced = getattr(g, "trace_span", None) is not None
+    return stream_response(follow_in_trace(frames, record, runs.store.owner, traced=traced), wire)
 
 
 def stream_response(

@@ -94,3 +94,18 @@ async def error_stream(
     stream_id = uuid.uuid4().hex
     for seq, envelope in enumerate((error_event_envelope(error, ctx), end_envelope(ctx)), 1):
         yield wire.encode_event(envelope, event_id=format_event_id(stream_id, seq))
+
+
+def follow_in_trace(
+    frames: AsyncIterator[bytes], record: RunRecord, this_process: str, *, traced: bool
+) -> AsyncIterator[bytes]:
+    """Return a resumed stream's frames, in a span linked to the run's trace if `traced`.
+
+    Called in the request whose span (app/observability/http_tracing) says `traced`; the
+    OpenTelemetry SDK is imported only then.
+    """
+    if not traced:
+        return frames
+    from app.streaming.follow_tracing import linked_follow
+
+    return linked_follow(frames, record, remote=record.owner != this_process)
