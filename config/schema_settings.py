@@ -1,4 +1,4 @@
-"""Settings of the schema catalogue, the semantic file and the schema in the prompt (issue #30)."""
+"""Settings of the schema catalogue, the semantic file and the schema in the prompt."""
 
 from __future__ import annotations
 

@@ -159,8 +159,8 @@ class Settings(
     )
     sql_approval: Literal["never", "always"] = Field(
         default="never",
-        description="always: every query waits for a person to approve, edit or reject it "
-        "(issue #13); never: only requests with approve_sql=true wait.",
+        description="always: every query waits for a person to approve, edit or reject it; "
+        "never: only requests with approve_sql=true wait.",
     )
     run_timeout: float = Field(
         default=300.0, gt=0, description="Seconds a whole question may take (then 504)."

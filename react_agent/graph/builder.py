@@ -78,7 +78,7 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     if approval is None:
         builder.add_edge(PREPARE_TOOL_INPUT, TOOLS)
     else:
-        # Approval (issue #13): queries wait for a person, one interrupt each, when the run
+        # Approval: queries wait for a person, one interrupt each, when the run
         # asks for it; the calls not rejected then go to the tools.
         builder.add_node(APPROVE_SQL, approval.approve_sql)
         builder.add_conditional_edges(
