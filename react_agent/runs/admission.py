@@ -89,6 +89,8 @@ class Admission:
         self.retry_after = retry_after
         self.active = 0
         self.queue: deque[Ticket] = deque()
+        self.on_queued: Callable[[], None] | None = None
+        """Told each time a run starts waiting (RUNS_MAX_ACTIVE=auto watches the queue)."""
         self._pass_pending = False
         self._last_pass = float("-inf")
 
@@ -113,6 +115,8 @@ class Admission:
             )
         ticket = Ticket(self, granted=False)
         self.queue.append(ticket)
+        if self.on_queued is not None:
+            self.on_queued()
         return ticket
 
     def position(self, ticket: Ticket) -> int:
@@ -124,11 +128,21 @@ class Admission:
 
     def free_slot(self) -> None:
         """Hand a freed slot to the first in the queue, or count it free."""
-        if self.queue:
+        if self.queue and (self.max_active <= 0 or self.active <= self.max_active):
             self.queue.popleft().grant()
             self._tell_positions()
         else:
-            self.active -= 1
+            self.active -= 1  # none waits, or the limit was lowered meanwhile
+
+    def grant_waiting(self) -> None:
+        """Give the waiting runs the slots a raised limit made free (first come first)."""
+        granted = False
+        while self.queue and (self.max_active <= 0 or self.active < self.max_active):
+            self.active += 1
+            self.queue.popleft().grant()
+            granted = True
+        if granted:
+            self._tell_positions()
 
     def leave_queue(self, ticket: Ticket) -> None:
         """Take a waiting ticket out of the queue (its run was cancelled)."""

@@ -25,7 +25,7 @@ from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import build_memory_tools
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
-from react_agent.runs.admission import Admission
+from react_agent.runs.admission_auto import open_admission
 from react_agent.runs.listener_reports import report_model_call, report_query
 from react_agent.runs.listeners import RunListeners
 from react_agent.runs.postgres_event_store import PostgresRunEvents
@@ -233,7 +233,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         recursion_limit=settings.recursion_limit,
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
-        admission=Admission(settings.runs_max_active, settings.runs_max_queued),
+        admission=open_admission(settings.runs_max_active, settings.runs_max_queued),
         check_answer=None if settings.answer_check == "off" else check_answer,
         listeners=run_listeners(settings),
     )
