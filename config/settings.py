@@ -92,10 +92,12 @@ class Settings(
         default=300.0, gt=0, description="Seconds an idle connection above the minimum is kept."
     )
     postgres_prepare_threshold: int | None = Field(
-        default=None,
+        default=5,
         ge=0,
-        description="Executions before psycopg prepares a query; none (the default) never "
-        "prepares, as PgBouncer in transaction mode needs; 0 prepares every query.",
+        description="Executions on a connection before psycopg prepares a query (PostgreSQL "
+        "then parses and plans it once; a third of its CPU per question); none never "
+        "prepares, as PgBouncer in transaction mode before 1.21 (or with "
+        "max_prepared_statements = 0) needs; 0 prepares every query.",
     )
     postgres_connect_timeout: float = Field(
         default=5.0,
