@@ -22,13 +22,14 @@ from psycopg.rows import DictRow, dict_row, tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.conversations.postgres_checkpoint_batches import (
+    CheckpointBatches,
+    CheckpointWrite,
+)
 from react_agent.conversations.postgres_checkpoint_writes import (
-    UPSERT_CHECKPOINT_WITH_BLOBS,
-    blob_arrays,
     new_blob_versions,
     split_blobs,
-    write_arrays,
-    writes_statement,
+    writes_upsert,
 )
 from react_agent.databases.postgres_pool import (
     PoolOptions,
@@ -134,14 +135,18 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
     round trip and the event-loop turn after it (the one-worker PostgreSQL side idled a
     fifth of the time at c=100 while questions waited there).
 
-    A checkpoint (with its blobs) and a task's writes are one statement each, serialized
-    in the event loop as the SQLite saver does (conversations/postgres_checkpoint_writes).
+    Checkpoints (with their blobs) and tasks' writes go in statements of many rows, those
+    of questions that come while others are stored together
+    (conversations/postgres_checkpoint_batches), serialized in the event loop as the
+    SQLite saver does.
     """
 
     def __init__(self, pool: AsyncConnectionPool, setup: CheckpointerSetup) -> None:
         super().__init__(pool)
         self.pool = pool
         self.setup_state = setup
+        self.batches = CheckpointBatches(pool.connection)
+        """Stores the checkpoints and writes of questions that come together in one statement."""
 
     @asynccontextmanager
     async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[Any]:
@@ -167,26 +172,27 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Save a checkpoint and its changed channels' blobs in one statement."""
+        """Save a checkpoint and its changed channels' blobs (with other questions' rows)."""
         configurable = config["configurable"]
         thread_id = configurable["thread_id"]
         checkpoint_ns = configurable["checkpoint_ns"]
         copy, blob_values = split_blobs(checkpoint)
         blob_versions = new_blob_versions(blob_values, new_versions)
-        blob_rows = self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions)
-        async with self._cursor() as cur:
-            await cur.execute(
-                UPSERT_CHECKPOINT_WITH_BLOBS,
-                {
-                    "thread_id": thread_id,
-                    "checkpoint_ns": checkpoint_ns,
-                    "checkpoint_id": checkpoint["id"],
-                    "parent_id": configurable.get("checkpoint_id"),
-                    "checkpoint": Jsonb(copy),
-                    "metadata": Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
-                    **blob_arrays(blob_rows),
-                },
+        row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint["id"],
+            configurable.get("checkpoint_id"),
+            Jsonb(copy),
+            Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
+        )
+        await self.batches.store(
+            CheckpointWrite(
+                (thread_id, checkpoint_ns),
+                blobs=self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions),
+                checkpoint=row,
             )
+        )
         return {
             "configurable": {
                 "thread_id": thread_id,
@@ -202,35 +208,22 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Save a task's writes in one statement."""
+        """Save a task's writes (with other questions' rows)."""
         configurable = config["configurable"]
-        rows = self._dump_writes(
+        key = (
             configurable["thread_id"],
             configurable["checkpoint_ns"],
             configurable["checkpoint_id"],
             task_id,
-            task_path,
-            writes,
         )
+        rows = self._dump_writes(*key, task_path, writes)
+        upsert = writes_upsert(writes, [row[5] for row in rows])
         if not rows:
             return
-        arrays = write_arrays(rows)
-        statement = writes_statement(writes, arrays["idx"])
-        if statement is None:
+        if upsert is None:
             await super().aput_writes(config, writes, task_id, task_path)
             return
-        async with self._cursor() as cur:
-            await cur.execute(
-                statement,
-                {
-                    "thread_id": configurable["thread_id"],
-                    "checkpoint_ns": configurable["checkpoint_ns"],
-                    "checkpoint_id": configurable["checkpoint_id"],
-                    "task_id": task_id,
-                    "task_path": task_path,
-                    **arrays,
-                },
-            )
+        await self.batches.store(CheckpointWrite(key, writes=rows, upsert=upsert))
 
     async def _load_checkpoint_tuple(self, value: DictRow) -> CheckpointTuple:
         """Build the checkpoint tuple of a row (as the saver does, with no worker thread)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import psycopg
@@ -92,3 +93,45 @@ async def test_a_question_stores_the_same_rows_and_reads_back_the_same(postgres_
         assert _rows(postgres_database, table, columns, "wang1:ours") == _rows(
             postgres_database, table, columns, "wang1:stock"
         )
+
+
+async def test_checkpoints_of_many_questions_at_once_go_in_few_statements(postgres_database):
+    threads = [f"wang1:many{n}" for n in range(60)]
+    async with open_postgres_checkpointer(postgres_database) as saver:
+        before = saver.batches.statements
+        stored = await asyncio.gather(
+            *(
+                saver.aput(
+                    _config(thread_id),
+                    CHECKPOINTS[0],
+                    {"source": "input", "step": 0},
+                    {"messages": 1, "answer": 1, "rounds": 1, "empty": 1},
+                )
+                for thread_id in threads
+            )
+        )
+        statements = saver.batches.statements - before
+        read = await asyncio.gather(*(saver.aget_tuple(config) for config in stored))
+
+    assert statements <= len(threads) // 4
+    assert [t.config["configurable"]["thread_id"] for t in read] == threads
+    assert all(t.checkpoint["channel_values"]["messages"][1].content == "4000" for t in read)
+
+
+async def test_writes_of_one_task_sent_together_are_stored_in_order(postgres_database):
+    async with open_postgres_checkpointer(postgres_database) as saver:
+        config = await saver.aput(_config("wang1:order"), CHECKPOINTS[0], {}, {"messages": 1})
+        # Other questions' writes fill the statements in flight, so the three queue together.
+        await asyncio.gather(
+            *(
+                saver.aput(_config(f"wang1:busy{n}"), CHECKPOINTS[0], {}, {"messages": 1})
+                for n in range(8)
+            ),
+            *(
+                saver.aput_writes(config, [(INTERRUPT, {"question": n})], "task-1")
+                for n in range(3)
+            ),
+        )
+        pending = (await saver.aget_tuple(config)).pending_writes
+
+    assert pending == [("task-1", INTERRUPT, {"question": 2})]
