@@ -91,6 +91,8 @@ class Admission:
         self.queue: deque[Ticket] = deque()
         self.on_queued: Callable[[], None] | None = None
         """Told each time a run starts waiting (RUNS_MAX_ACTIVE=auto watches the queue)."""
+        self.on_full: Callable[[], None] | None = None
+        """Told when a run finds the queue full, before it is refused (auto lets one in)."""
         self._pass_pending = False
         self._last_pass = float("-inf")
 
@@ -104,6 +106,8 @@ class Admission:
         if self.max_active <= 0 or (self.active < self.max_active and not self.queue):
             self.active += 1
             return Ticket(self, granted=True)
+        if len(self.queue) >= self.max_queued and self.on_full is not None and self.queue:
+            self.on_full()  # may raise the limit and let the head of the queue in
         if len(self.queue) >= self.max_queued:
             raise ServiceError(
                 503,

@@ -67,6 +67,19 @@ class AutoLimit:
         self._timer: asyncio.TimerHandle | None = None
         self._since = (0.0, 0.0)
         admission.on_queued = self.watch
+        admission.on_full = self.make_room
+
+    def make_room(self) -> None:
+        """Let the head of a full queue in rather than refuse a newcomer.
+
+        A burst (thousands of streams at once, the CPU busy taking them in) must not be
+        refused for a limit that is only a guess: auto bounds the runs at once only while
+        the queue has room (RUNS_MAX_QUEUED), as no limit would have taken them all.
+        """
+        admission = self.admission
+        # Above the runs now going, which a limit lowered meanwhile may be below.
+        admission.max_active = max(admission.max_active, admission.active) + 1
+        admission.grant_waiting()
 
     def watch(self) -> None:
         """Start looking at the CPU every ADAPT_INTERVAL (once runs wait)."""

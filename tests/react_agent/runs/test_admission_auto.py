@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from config import Settings
+from react_agent.errors import ServiceError
 from react_agent.runs.admission import Admission
 from react_agent.runs.admission_auto import (
     ADAPT_INTERVAL,
@@ -116,3 +117,36 @@ async def test_a_lowered_limit_holds_the_queue_until_runs_end_below_it():
     assert waiting.waiting and admission.active == 1
     running[2].release()
     assert not waiting.waiting and admission.active == 1
+
+
+async def test_a_burst_beyond_the_queue_lets_the_oldest_in_instead_of_refusing():
+    clocks = FakeClocks()
+    admission = Admission(2, max_queued=3)
+    AutoLimit(admission, cpu_clock=lambda: clocks.cpu, clock=lambda: clocks.wall)
+    tickets = [admission.reserve() for _ in range(8)]
+
+    assert [t.waiting for t in tickets] == [False] * 5 + [True] * 3
+    assert admission.max_active == 5 and len(admission.queue) == 3
+
+
+async def test_a_fixed_limit_still_refuses_beyond_its_queue():
+    admission = Admission(2, max_queued=3)
+    for _ in range(5):
+        admission.reserve()
+    with pytest.raises(ServiceError) as refused:
+        admission.reserve()
+    assert refused.value.error_type == "QUEUE_FULL"
+
+
+async def test_a_full_queue_lets_one_in_even_after_the_limit_was_lowered():
+    clocks = FakeClocks()
+    admission = Admission(2, max_queued=2)
+    AutoLimit(admission, cpu_clock=lambda: clocks.cpu, clock=lambda: clocks.wall)
+    admission.max_active = 6
+    tickets = [admission.reserve() for _ in range(8)]
+    admission.max_active = 2  # lowered while the process was busy; six still run
+
+    newcomer = admission.reserve()
+
+    assert admission.active == 7 and not tickets[6].waiting
+    assert newcomer.waiting and len(admission.queue) == 2
