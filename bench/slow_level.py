@@ -93,7 +93,9 @@ def run_slow_level(
     return {
         "side": side,
         "server": server_description(side, state),
-        "runs_max_active": args.slow_runs_max_active or 0,
+        "runs_max_active": "auto"
+        if args.slow_runs_max_active is None
+        else args.slow_runs_max_active,
         "streams": streams,
         "latency_ms": args.slow_latency_ms,
         "model_calls_per_question": args.calls,
@@ -112,7 +114,7 @@ def _start_side(
         wait_for_http(child, ready, 120)
         return child, base
     extra = {"OPENAI_BASE_URL": stub_url}
-    if args.slow_runs_max_active:
+    if args.slow_runs_max_active is not None:  # else the default (auto)
         extra["RUNS_MAX_ACTIVE"] = str(args.slow_runs_max_active)
         extra["RUNS_MAX_QUEUED"] = str(max(1000, args.slow_streams))
     if side == "service_stream":

@@ -92,10 +92,12 @@ class Settings(
         default=300.0, gt=0, description="Seconds an idle connection above the minimum is kept."
     )
     postgres_prepare_threshold: int | None = Field(
-        default=None,
+        default=5,
         ge=0,
-        description="Executions before psycopg prepares a query; none (the default) never "
-        "prepares, as PgBouncer in transaction mode needs; 0 prepares every query.",
+        description="Executions on a connection before psycopg prepares a query (PostgreSQL "
+        "then parses and plans it once; a third of its CPU per question); none never "
+        "prepares, as PgBouncer in transaction mode before 1.21 (or with "
+        "max_prepared_statements = 0) needs; 0 prepares every query.",
     )
     postgres_connect_timeout: float = Field(
         default=5.0,
@@ -180,11 +182,12 @@ class Settings(
         description="Seconds a finished streamed run's events stay resumable (with "
         "Last-Event-ID, on any worker); then they are deleted.",
     )
-    runs_max_active: int = Field(
-        default=0,
-        ge=0,
-        description="Most questions answered at once per process (0: no limit); more wait "
-        "in FIFO order, their streams showing a `__queued__` progress event with their place.",
+    runs_max_active: int | Literal["auto"] = Field(
+        default="auto",
+        description="Most questions answered at once per process: a number (0: no limit), or "
+        "auto: 16 per CPU core this process may use, doubled while questions wait and the "
+        "process leaves a core idle; more wait in FIFO order, their streams showing a "
+        "`__queued__` progress event with their place.",
     )
     runs_max_queued: int = Field(
         default=1000,
@@ -296,6 +299,17 @@ class Settings(
     def _blank_path_is_unset(cls, value: object) -> object:
         # API_KEYS_FILE= in .env means "no file", not the current directory.
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("runs_max_active", mode="before")
+    @classmethod
+    def _auto_or_a_count(cls, value: object) -> object:
+        # RUNS_MAX_ACTIVE=AUTO as well as auto; a negative count is refused.
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        if isinstance(value, int | str) and str(value).strip().lstrip("-").isdigit():
+            if int(value) < 0:
+                raise ValueError("RUNS_MAX_ACTIVE is auto or a count of 0 or more")
+        return value
 
     @field_validator("postgres_prepare_threshold", mode="before")
     @classmethod

@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Unpack
 
 import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_serializable_checkpoint_metadata,
+)
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from psycopg.rows import dict_row, tuple_row
+from psycopg.rows import DictRow, dict_row, tuple_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.conversations.postgres_checkpoint_batches import (
+    CheckpointBatches,
+    CheckpointWrite,
+)
+from react_agent.conversations.postgres_checkpoint_writes import (
+    new_blob_versions,
+    split_blobs,
+    writes_upsert,
+)
 from react_agent.databases.postgres_pool import (
     PoolOptions,
     open_pool,
@@ -116,12 +134,19 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
     question in the process queued behind the one before, each holding the lock for its
     round trip and the event-loop turn after it (the one-worker PostgreSQL side idled a
     fifth of the time at c=100 while questions waited there).
+
+    Checkpoints (with their blobs) and tasks' writes go in statements of many rows, those
+    of questions that come while others are stored together
+    (conversations/postgres_checkpoint_batches), serialized in the event loop as the
+    SQLite saver does.
     """
 
     def __init__(self, pool: AsyncConnectionPool, setup: CheckpointerSetup) -> None:
         super().__init__(pool)
         self.pool = pool
         self.setup_state = setup
+        self.batches = CheckpointBatches(pool.connection)
+        """Stores the checkpoints and writes of questions that come together in one statement."""
 
     @asynccontextmanager
     async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[Any]:
@@ -139,6 +164,94 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
             else:
                 async with conn.cursor(binary=True, row_factory=dict_row) as cur:
                     yield cur
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save a checkpoint and its changed channels' blobs (with other questions' rows)."""
+        configurable = config["configurable"]
+        thread_id = configurable["thread_id"]
+        checkpoint_ns = configurable["checkpoint_ns"]
+        copy, blob_values = split_blobs(checkpoint)
+        blob_versions = new_blob_versions(blob_values, new_versions)
+        row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint["id"],
+            configurable.get("checkpoint_id"),
+            Jsonb(copy),
+            Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
+        )
+        await self.batches.store(
+            CheckpointWrite(
+                (thread_id, checkpoint_ns),
+                blobs=self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions),
+                checkpoint=row,
+            )
+        )
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": checkpoint_ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save a task's writes (with other questions' rows)."""
+        configurable = config["configurable"]
+        key = (
+            configurable["thread_id"],
+            configurable["checkpoint_ns"],
+            configurable["checkpoint_id"],
+            task_id,
+        )
+        rows = self._dump_writes(*key, task_path, writes)
+        upsert = writes_upsert(writes, [row[5] for row in rows])
+        if not rows:
+            return
+        if upsert is None:
+            await super().aput_writes(config, writes, task_id, task_path)
+            return
+        await self.batches.store(CheckpointWrite(key, writes=rows, upsert=upsert))
+
+    async def _load_checkpoint_tuple(self, value: DictRow) -> CheckpointTuple:
+        """Build the checkpoint tuple of a row (as the saver does, with no worker thread)."""
+
+        def config_of(checkpoint_id: str) -> RunnableConfig:
+            return {
+                "configurable": {
+                    "thread_id": value["thread_id"],
+                    "checkpoint_ns": value["checkpoint_ns"],
+                    "checkpoint_id": checkpoint_id,
+                }
+            }
+
+        checkpoint = value["checkpoint"]
+        parent_id = value["parent_checkpoint_id"]
+        return CheckpointTuple(
+            config_of(value["checkpoint_id"]),
+            {
+                **checkpoint,
+                "channel_values": {
+                    **(checkpoint.get("channel_values") or {}),
+                    **self._load_blobs(value["channel_values"]),
+                },
+            },
+            value["metadata"],
+            config_of(parent_id) if parent_id else None,
+            self._load_writes(value["pending_writes"]),
+        )
 
     async def ping(self, timeout: float) -> None:
         """Raise the 503 CHECKPOINTER_UNAVAILABLE error if the checkpointer cannot be used.

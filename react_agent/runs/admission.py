@@ -89,6 +89,10 @@ class Admission:
         self.retry_after = retry_after
         self.active = 0
         self.queue: deque[Ticket] = deque()
+        self.on_queued: Callable[[], None] | None = None
+        """Told each time a run starts waiting (RUNS_MAX_ACTIVE=auto watches the queue)."""
+        self.on_full: Callable[[], None] | None = None
+        """Told when a run finds the queue full, before it is refused (auto lets one in)."""
         self._pass_pending = False
         self._last_pass = float("-inf")
 
@@ -102,6 +106,8 @@ class Admission:
         if self.max_active <= 0 or (self.active < self.max_active and not self.queue):
             self.active += 1
             return Ticket(self, granted=True)
+        if len(self.queue) >= self.max_queued and self.on_full is not None and self.queue:
+            self.on_full()  # may raise the limit and let the head of the queue in
         if len(self.queue) >= self.max_queued:
             raise ServiceError(
                 503,
@@ -113,6 +119,8 @@ class Admission:
             )
         ticket = Ticket(self, granted=False)
         self.queue.append(ticket)
+        if self.on_queued is not None:
+            self.on_queued()
         return ticket
 
     def position(self, ticket: Ticket) -> int:
@@ -124,11 +132,21 @@ class Admission:
 
     def free_slot(self) -> None:
         """Hand a freed slot to the first in the queue, or count it free."""
-        if self.queue:
+        if self.queue and (self.max_active <= 0 or self.active <= self.max_active):
             self.queue.popleft().grant()
             self._tell_positions()
         else:
-            self.active -= 1
+            self.active -= 1  # none waits, or the limit was lowered meanwhile
+
+    def grant_waiting(self) -> None:
+        """Give the waiting runs the slots a raised limit made free (first come first)."""
+        granted = False
+        while self.queue and (self.max_active <= 0 or self.active < self.max_active):
+            self.active += 1
+            self.queue.popleft().grant()
+            granted = True
+        if granted:
+            self._tell_positions()
 
     def leave_queue(self, ticket: Ticket) -> None:
         """Take a waiting ticket out of the queue (its run was cancelled)."""

@@ -21,7 +21,7 @@ from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
-from react_agent.runs.admission import Admission
+from react_agent.runs.admission_auto import open_admission
 from react_agent.runs.listener_reports import (
     report_model_call,
     report_query,
@@ -223,7 +223,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         recursion_limit=settings.recursion_limit,
         run_timeout=settings.run_timeout,
         durability=settings.checkpoint_durability,
-        admission=Admission(settings.runs_max_active, settings.runs_max_queued),
+        admission=open_admission(settings.runs_max_active, settings.runs_max_queued),
         check_answer=None if settings.answer_check == "off" else check_answer,
         listeners=run_listeners(settings),
     )

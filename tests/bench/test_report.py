@@ -291,10 +291,11 @@ def test_admission_rows_compare_each_limit_with_no_limit_at_the_same_level() -> 
     lines = markdown(scale_results()).splitlines()
 
     assert (
-        "| 0 (no limit) | 500 | 500/500 | 18.0 | 1.00 | 10 / 750 | 343 / 453 | 84.0 | 3 |" in lines
+        "| auto (default) | 500 | 500/500 | 18.0 | 1.00 | 10 / 750 | 343 / 453 | 84.0 | 3 |"
+        in lines
     )
     assert "| 32 | 500 | 500/500 | 19.8 | 1.10 | 10 / 40 | 343 / 453 | 84.0 | 3 |" in lines
-    assert not any(line.startswith("| 0 (no limit) | 1 |") for line in lines)
+    assert not any(line.startswith("| auto (default) | 1 |") for line in lines)
     concurrency_rows = [
         line
         for line in lines

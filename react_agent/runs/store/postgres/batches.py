@@ -26,11 +26,15 @@ PostgreSQL a fraction of an INSERT each.
 INSERT_EVENTS = (
     "WITH stored AS (INSERT INTO run_events (run_id, seq, thread_id, payload)"
     " SELECT run_id, seq, thread_id, payload::json"
-    " FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[])"
+    " FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[])"
     " AS event(run_id, seq, thread_id, payload) ON CONFLICT DO NOTHING)"
-    f" SELECT pg_notify('{EVENTS_CHANNEL}', run_id) FROM unnest(%s::text[]) AS notified(run_id)"
+    f" SELECT pg_notify('{EVENTS_CHANNEL}', run_id) FROM unnest(%b::text[]) AS notified(run_id)"
 )
-"""One statement for a batch: its events, then a notice for each run followed elsewhere."""
+"""One statement for a batch: its events, then a notice for each run followed elsewhere.
+
+The arrays go in binary (`%b`): psycopg quotes every element of a text-format array with
+a regular expression, which cost a one-event batch 52 µs of CPU to dump, 15 µs in binary.
+"""
 
 
 @dataclass(slots=True)
