@@ -32,6 +32,8 @@ API_KEY_QUERY_PARAMETER = "api_key"
 USER_FIELDS = ("user_id", "user")
 THREAD_FIELDS = ("thread_id", "conversation_id")
 _QUERY_KEY = re.compile(rf"({API_KEY_QUERY_PARAMETER}=)[^&\s\"]*")
+_QUERY_KEY_MARK = f"{API_KEY_QUERY_PARAMETER}="
+"""What every match of `_QUERY_KEY` contains."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,10 @@ _API_KEYS = "api_keys"
 
 def redact_query_key(text: str) -> str:
     """Return `text` with the value of every `api_key=` query parameter masked."""
+    if _QUERY_KEY_MARK not in text:
+        # Most values have none: the test is ~20 times cheaper than the substitution, and
+        # the access log passes every header of every request through here.
+        return text
     return _QUERY_KEY.sub(r"\1***", text)
 
 
