@@ -262,6 +262,10 @@ def _profile_section(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _server(results: dict[str, Any], side: str) -> str:
+    return (results.get(side) or {}).get("server") or "not run"
+
+
 def _notes(results: dict[str, Any]) -> list[str]:
     """Return the notes: servers, sockets outside loopback, caveats and errors."""
     network = results.get("network") or {}
@@ -269,9 +273,9 @@ def _notes(results: dict[str, Any]) -> list[str]:
         "",
         "## Notes",
         "",
-        f"- Servers: ours `{(results.get('service_stream') or {}).get('server')}`; "
-        f"LangGraph `{(results.get('langgraph_server') or {}).get('server')}`; "
-        f"Flask `{(results.get('flask_reference') or {}).get('server')}`.",
+        f"- Servers: ours `{_server(results, 'service_stream')}`; "
+        f"LangGraph `{_server(results, 'langgraph_server')}`; "
+        f"Flask `{_server(results, 'flask_reference')}`.",
         f"- Sockets outside loopback seen: {len(network.get('outside_sockets') or [])}.",
         "- `in_process` (the overhead baseline) is the compiled graph's `astream`, asked in "
         "the load generator's process in turn with the runner and the two HTTP endpoints, "
