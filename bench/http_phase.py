@@ -1,7 +1,8 @@
-"""The HTTP phase: warm every server up, the overhead series, then each level on each server."""
+"""The HTTP phase: warm every server up, the overhead series, then each level on each side."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
@@ -13,6 +14,7 @@ from bench.drivers.question import Question
 from bench.drivers.service import service_stream, service_sync
 from bench.environment import log
 from bench.measure.measured import measured_level, measured_series
+from bench.measure.rounds import median_level, round_order
 from bench.measure.sampler import Sampler
 from bench.peers.scale_out import measured_here
 from bench.state import BenchState
@@ -20,12 +22,18 @@ from bench.state import BenchState
 Sides = dict[str, tuple[str, Callable[[httpx.AsyncClient], Question]]]
 """Server name → (base URL, how to make its question driver on a client)."""
 
+InProcessLevel = Callable[[int, int, int], dict[str, Any]]
+"""(concurrency, questions, round) → the in-process graph's level, run in a process of its own."""
 
-async def http_phase(state: BenchState, sides: Sides, sampler: Sampler) -> None:
-    """Warm every server up, then each level on each server in turn.
+
+async def http_phase(
+    state: BenchState, sides: Sides, sampler: Sampler, in_process: InProcessLevel | None = None
+) -> None:
+    """Warm every server up, then each level on each side in turn, in --rounds rounds.
 
     Taking turns level by level spreads whatever else the machine does over all
-    sides instead of landing on one of them.
+    sides instead of landing on one of them. `in_process`, when given, runs the
+    in-process graph's levels as one more side of the rounds.
     """
     async with AsyncExitStack() as stack:
         asks: dict[str, Question] = {}
@@ -39,12 +47,56 @@ async def http_phase(state: BenchState, sides: Sides, sampler: Sampler) -> None:
                 state.results[name]["error"] = failed
                 continue
             asks[name] = ask
-        if "service_stream" in asks:
+        if "service_stream" in asks and not state.args.only_sides:
             await _overhead_phase(state, sides["service_stream"][0], sampler)
         for concurrency, total in state.levels.items():
-            for name, ask in asks.items():
-                if measured_here(name, concurrency, list(state.levels)):
-                    await _measure_level(state, name, ask, concurrency, total, sampler)
+            here = [
+                name
+                for name in state.args.sides
+                if (name in asks or (name == "in_process" and in_process))
+                and measured_here(name, concurrency, list(state.levels))
+            ]
+            await _rounds(state, here, asks, in_process, concurrency, total, sampler)
+
+
+async def _rounds(
+    state: BenchState,
+    here: list[str],
+    asks: dict[str, Question],
+    in_process: InProcessLevel | None,
+    concurrency: int,
+    total: int,
+    sampler: Sampler,
+) -> None:
+    """Measure the sides `here` at one level, --rounds times, in alternated order."""
+    rounds = state.args.rounds
+    orders = [round_order(here, r) for r in range(1, rounds + 1)]
+    if rounds > 1:
+        state.results["meta"].setdefault("round_orders", {})[str(concurrency)] = orders
+    for round_no, order in enumerate(orders, 1):
+        if rounds > 1:
+            log(f"c={concurrency} round {round_no}/{rounds}: {', '.join(order)}")
+        for name in order:
+            if name == "in_process" and in_process is not None:
+                try:
+                    level = await asyncio.to_thread(in_process, concurrency, total, round_no)
+                except Exception as exc:  # one broken round must not cost the others theirs
+                    log(f"in_process c={concurrency} round {round_no} failed: {exc}")
+                    state.results.setdefault(name, {})["error"] = str(exc)[-2000:]
+                    continue
+                _log_level(name, level)
+            else:
+                level = await _measure_level(state, name, asks[name], concurrency, total, sampler)
+            entry = state.results.setdefault(name, {})
+            entry.setdefault("levels", {})[str(concurrency)] = level
+            if rounds > 1:
+                level.update(round=round_no, position=order.index(name) + 1)
+                entry.setdefault("rounds", {}).setdefault(str(concurrency), []).append(level)
+    if rounds > 1:
+        for name in here:
+            measured = (state.results.get(name) or {}).get("rounds", {}).get(str(concurrency))
+            if measured:
+                state.results[name]["levels"][str(concurrency)] = median_level(measured)
 
 
 async def _warm_up(ask: Question, count: int) -> str | None:
@@ -69,11 +121,16 @@ async def _overhead_phase(state: BenchState, base: str, sampler: Sampler) -> Non
 
 async def _measure_level(
     state: BenchState, name: str, ask: Question, concurrency: int, total: int, sampler: Sampler
-) -> None:
+) -> dict[str, Any]:
     level = await measured_level(
         ask, concurrency, total, state.args.level_deadline, sampler, state.quiet, server=name
     )
-    state.results[name].setdefault("levels", {})[str(concurrency)] = level
+    _log_level(name, level)
+    return level
+
+
+def _log_level(name: str, level: dict[str, Any]) -> None:
+    concurrency = level["concurrency"]
     log(
         f"{name} c={concurrency}: {level['completed']}/{level['questions']} ok, "
         f"{level['throughput_qps']} q/s, started p50/p99 "

@@ -1,4 +1,4 @@
-"""The command line of `python -m bench`: levels, model, peers, quiet machine, output."""
+"""The command line of `python -m bench`: levels, sides, rounds, model, quiet machine, output."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from bench.environment import BENCH_DIR
+from bench.report.labels import ADMISSION_PREFIX, PEER_SIDES, SCALE_OUT_SIDES, SIDES
 
 FULL_LEVELS = {1: 30, 10: 60, 100: 200, 500: 500}
 """Concurrency → questions in the level (closed loop: that many in flight until done)."""
@@ -44,6 +45,21 @@ def _parser() -> argparse.ArgumentParser:
         "--skip-peers", action="store_true", help="no LangGraph server, no Flask, no stack floor"
     )
     parser.add_argument("--skip-postgres", action="store_true", help="no PostgreSQL checkpointer")
+    parser.add_argument(
+        "--sides",
+        help="comma-separated sides to measure, in the order of the first round, by the "
+        f"names results.json uses: {', '.join(SIDES)}, {ADMISSION_PREFIX}N (RUNS_MAX_ACTIVE=N). "
+        "Only their levels run: no overhead series, no checkpointer comparison, no "
+        "slow-level floor unless stack_floor is named (default: every side)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run each level this many times, the sides alternated (odd rounds in order, "
+        "even rounds reversed); the report gives each round and the medians, ratios "
+        "taken round by round (default 1)",
+    )
     parser.add_argument(
         "--no-in-process-levels",
         dest="in_process_levels",
@@ -140,7 +156,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     if args.quick:
         args.max_quiet_wait = min(args.max_quiet_wait, 4.0)
+    explicit_limits = args.runs_max_active is not None
     args.runs_max_active = _limits(parser, args.runs_max_active, args.quick)
+    if args.rounds < 1:
+        parser.error("--rounds takes a number from 1")
+    args.only_sides = args.sides is not None
+    try:
+        args.sides = resolve_sides(
+            args.sides,
+            limits=args.runs_max_active if explicit_limits or not args.only_sides else [],
+            skip_peers=args.skip_peers,
+            skip_postgres=args.skip_postgres,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.runs_max_active = admission_limits(args.sides)
     if args.slow_streams is None:
         args.slow_streams = 0 if args.quick else FULL_SLOW_STREAMS
     if args.slow_only and not args.slow_streams:
@@ -160,3 +190,59 @@ def _limits(parser: argparse.ArgumentParser, text: str | None, quick: bool) -> l
     if any(limit < 0 for limit in limits):
         parser.error("--runs-max-active takes numbers from 0 (0: no extra side)")
     return sorted({limit for limit in limits if limit > 0})
+
+
+def resolve_sides(
+    text: str | None, *, limits: list[int], skip_peers: bool, skip_postgres: bool
+) -> list[str]:
+    """Return the sides to measure: those of --sides (checked, in its order) or every side.
+
+    `limits` are the RUNS_MAX_ACTIVE sides to add (the full form's, or an explicit
+    --runs-max-active's): after ours without --sides, after the named sides with it.
+
+    Raises:
+        ValueError: a name that is no side, a side named twice, or one that --skip-peers
+            or --skip-postgres leaves out.
+
+    """
+    admission = [f"{ADMISSION_PREFIX}{limit}" for limit in limits]
+    if text is None:
+        after = SIDES.index("service_stream") + 1
+        sides = [*SIDES[:after], *admission, *SIDES[after:]]
+        left_out = (SCALE_OUT_SIDES if skip_postgres else ()) + (PEER_SIDES if skip_peers else ())
+        return [side for side in sides if side not in left_out]
+    named = [part.strip() for part in text.split(",") if part.strip()]
+    if not named:
+        raise ValueError("--sides needs at least one side")
+    unknown = [name for name in named if not _is_side(name)]
+    if unknown:
+        raise ValueError(
+            f"--sides: unknown side {', '.join(unknown)}; the sides are "
+            f"{', '.join(SIDES)} and {ADMISSION_PREFIX}N (N ≥ 1)"
+        )
+    twice = sorted({name for name in named if named.count(name) > 1})
+    if twice:
+        raise ValueError(f"--sides: {', '.join(twice)} named more than once")
+    for flag, skipped, left_out in (
+        ("--skip-postgres", skip_postgres, SCALE_OUT_SIDES),
+        ("--skip-peers", skip_peers, PEER_SIDES),
+    ):
+        clash = [name for name in named if skipped and name in left_out]
+        if clash:
+            raise ValueError(f"--sides names {', '.join(clash)}, which {flag} leaves out")
+    return [*named, *(side for side in admission if side not in named)]
+
+
+def admission_limits(sides: list[str]) -> list[int]:
+    """Return the RUNS_MAX_ACTIVE limits of the admission sides among `sides`."""
+    limits = (int(side.removeprefix(ADMISSION_PREFIX)) for side in sides if _admission(side))
+    return sorted(set(limits))
+
+
+def _admission(name: str) -> bool:
+    number = name.removeprefix(ADMISSION_PREFIX)
+    return name.startswith(ADMISSION_PREFIX) and number.isdigit() and int(number) > 0
+
+
+def _is_side(name: str) -> bool:
+    return name in SIDES or _admission(name)

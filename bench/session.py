@@ -14,7 +14,7 @@ from bench.drivers.question import QUESTION, Question
 from bench.drivers.service import service_stream
 from bench.environment import TELEMETRY_OFF, log
 from bench.facts import environment_facts
-from bench.http_phase import Sides, http_phase
+from bench.http_phase import InProcessLevel, Sides, http_phase
 from bench.measure.measured import db_name
 from bench.measure.sampler import Sampler
 from bench.peers.launch import (
@@ -22,6 +22,7 @@ from bench.peers.launch import (
     Started,
     admission_side,
     run_in_process,
+    run_in_process_level,
     server_description,
     start_admission,
     start_flask,
@@ -56,9 +57,7 @@ def run_bench(state: BenchState) -> dict[str, Any]:
             return results
         start_stub(state, procs, sampler)
         child_sockets = _in_process_phase(state, procs)
-        servers = _servers(
-            args.skip_peers, scale_out=not args.skip_postgres, limits=args.runs_max_active
-        )
+        servers = [server for server in _servers(args.runs_max_active) if server[0] in args.sides]
         log("starting " + ", ".join(name for name, _, _ in servers))
         started: dict[str, Started] = {}
         for name, start, _ in servers:
@@ -68,8 +67,9 @@ def run_bench(state: BenchState) -> dict[str, Any]:
                 log(f"{name} failed to start: {exc}")
                 results[name] = {"error": str(exc)[-2000:]}
         sides = _ready_sides(state, servers, started, procs, sampler)
+        in_process = _in_process_rounds(state, procs, started, child_sockets)
         try:
-            asyncio.run(http_phase(state, sides, sampler))
+            asyncio.run(http_phase(state, sides, sampler, in_process))
         except Exception as exc:
             log(f"HTTP measurements failed: {type(exc).__name__}: {exc}")
             results["http_phase_error"] = f"{type(exc).__name__}: {exc}"[-2000:]
@@ -92,9 +92,9 @@ def run_bench(state: BenchState) -> dict[str, Any]:
 
 
 def _slow_levels(state: BenchState, procs: Processes, sampler: Sampler) -> None:
-    """Run the slow-model level on our chosen side, then (unless peers are skipped) the floor."""
+    """Run the slow-model level on our chosen side, then the floor's (if it is a side)."""
     state.results["slow_streams"] = run_slow_level(state, procs, sampler)
-    if not state.args.skip_peers:
+    if STACK_FLOOR in state.args.sides:
         state.results[SLOW_FLOOR_KEY] = run_slow_level(state, procs, sampler, STACK_FLOOR)
 
 
@@ -114,6 +114,9 @@ def _meta(state: BenchState) -> dict[str, Any]:
         **environment_facts(),
         "quick": args.quick,
         "slow_only": args.slow_only,
+        "sides": args.sides,
+        "only_sides": args.only_sides,
+        "rounds": args.rounds,
         "latency_ms": args.latency_ms,
         "model_calls_per_question": args.calls,
         "question": QUESTION,
@@ -126,25 +129,63 @@ def _meta(state: BenchState) -> dict[str, Any]:
 
 
 def _in_process_phase(state: BenchState, procs: Processes) -> list[dict[str, Any]]:
-    """Run the in-process peer (and the checkpointers); return the sockets it saw outside."""
-    with scratch_postgres(not state.args.skip_postgres) as (pg_url, pg_why):
-        log("in-process baseline (and checkpointer comparison)")
+    """Run the in-process peer (and the checkpointers); return the sockets it saw outside.
+
+    Its levels run here in a run of one round; with --rounds N they take their turns
+    with the servers' (`_in_process_rounds`). The checkpointer comparison is left out
+    with --sides, which runs only the levels of the sides named.
+    """
+    args = state.args
+    levels = args.in_process_levels and args.rounds == 1 and "in_process" in args.sides
+    compare = not args.only_sides
+    if not (levels or compare):
+        return []
+    with scratch_postgres(compare and not args.skip_postgres) as (pg_url, pg_why):
+        log("in-process baseline" + (" (and checkpointer comparison)" if compare else ""))
         try:
-            in_process = run_in_process(state, procs, pg_url, pg_why)
+            in_process = run_in_process(
+                state, procs, pg_url, pg_why, levels=levels, compare=compare
+            )
         except Exception as exc:
             log(f"in-process baseline failed: {exc}")
             in_process = {"error": str(exc)[-2000:]}
     checkpointers = in_process.pop("checkpointers", None)
     child_sockets = in_process.pop("outside_sockets", [])
     state.results["in_process"] = in_process
-    state.results["checkpointer"] = checkpointers or {"error": "in-process run failed"}
+    if compare:
+        state.results["checkpointer"] = checkpointers or {"error": "in-process run failed"}
     return child_sockets
 
 
-def _servers(
-    skip_peers: bool, *, scale_out: bool, limits: list[int]
-) -> list[tuple[str, Starter, AskerFactory]]:
-    """Name, how to start it and how to ask it, of every server under test."""
+def _in_process_rounds(
+    state: BenchState,
+    procs: Processes,
+    started: dict[str, Started],
+    child_sockets: list[dict[str, Any]],
+) -> InProcessLevel | None:
+    """Return how to run one in-process level in its turn of a round (with --rounds N > 1).
+
+    Each runs in a process of its own, whose sampler counts the idle servers, the load
+    generator and the servers' PostgreSQL backends as the benchmark's, not as other load;
+    the sockets it saw outside loopback join `child_sockets`.
+    """
+    args = state.args
+    if args.rounds == 1 or not args.in_process_levels or "in_process" not in args.sides:
+        return None
+    ours: list[dict[str, Any]] = [{"pid": os.getpid(), "children": False}]
+    ours += [{"pid": child.pid, "children": True} for child, _, _ in started.values()]
+    ours += [{"matching": database} for database in state.databases.values()]
+
+    def level(concurrency: int, total: int, round_no: int) -> dict[str, Any]:
+        result = run_in_process_level(state, procs, concurrency, total, round_no, ours)
+        child_sockets.extend(result.get("outside_sockets") or [])
+        return result["levels"][str(concurrency)]
+
+    return level
+
+
+def _servers(limits: list[int]) -> list[tuple[str, Starter, AskerFactory]]:
+    """Name, how to start it and how to ask it, of every server the run may test."""
     servers: list[tuple[str, Starter, AskerFactory]] = [
         ("service_stream", start_service, lambda base: lambda c: service_stream(c, base)),
     ]
@@ -152,13 +193,10 @@ def _servers(
         (admission_side(n), start_admission(n), lambda base: lambda c: service_stream(c, base))
         for n in limits
     ]
-    if scale_out:
-        servers += [
-            (side_name(n), start_service_workers(n), lambda base: lambda c: service_stream(c, base))
-            for n in SCALE_OUT_WORKERS
-        ]
-    if skip_peers:
-        return servers
+    servers += [
+        (side_name(n), start_service_workers(n), lambda base: lambda c: service_stream(c, base))
+        for n in SCALE_OUT_WORKERS
+    ]
     from react_agent.graph.state import new_question_state
 
     graph_input = {"messages": [{"role": "user", "content": QUESTION}], **new_question_state()}

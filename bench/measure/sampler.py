@@ -36,6 +36,15 @@ def _cpu_seconds(procs: list[psutil.Process]) -> float:
     return total
 
 
+def _matching(text: str) -> list[psutil.Process]:
+    """Return every process whose command line contains `text`."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if text in " ".join(proc.info.get("cmdline") or []):
+            found.append(proc)
+    return found
+
+
 def _rss(procs: list[psutil.Process]) -> int:
     total = 0
     for proc in procs:
@@ -96,6 +105,8 @@ class Sampler:
         self._busy0 = 0.0
         self._trees: dict[str, list[psutil.Process]] = {}
         self._matching: dict[str, str] = {}
+        self._ours: list[tuple[int, bool, str | None]] = []
+        self._ours0 = 0.0
 
     def __enter__(self) -> Sampler:
         self._thread = threading.Thread(target=self._loop, name="bench-sampler", daemon=True)
@@ -124,6 +135,24 @@ class Sampler:
             self.watched[name] = 0
             self._matching[name] = text
 
+    def count_as_ours(
+        self, pid: int = 0, *, children: bool = True, matching: str | None = None
+    ) -> None:
+        """Count the CPU of `pid` (or of the processes matching) as the benchmark's, unsampled.
+
+        For processes of the benchmark that idle while another of its processes measures
+        (the servers while the in-process graph runs a level): their CPU is not other
+        load, yet sampling them would add to the measuring process's own CPU. Read at
+        `begin()` and `end()` only.
+        """
+        self._ours.append((pid, children, matching))
+
+    def _ours_cpu(self) -> float:
+        return sum(
+            _cpu_seconds(_matching(text) if text is not None else _tree(pid, children))
+            for pid, children, text in self._ours
+        )
+
     def unwatch(self, name: str) -> None:
         """Stop sampling `name`."""
         with self._lock:
@@ -138,6 +167,7 @@ class Sampler:
             watched = dict(self.watched)
             self._peak = {}
         self._cpu0 = {name: _cpu_seconds(self._procs(name, pid)) for name, pid in watched.items()}
+        self._ours0 = self._ours_cpu()
         self._busy0 = system_busy_seconds()
         self._listen0 = listen_queue_counters()
         self._t0 = time.perf_counter()
@@ -154,7 +184,8 @@ class Sampler:
             name: _cpu_seconds(self._procs(name, pid)) - self._cpu0.get(name, 0.0)
             for name, pid in watched.items()
         }
-        foreign = system_busy_seconds() - self._busy0 - sum(cpu.values())
+        ours = self._ours_cpu() - self._ours0
+        foreign = system_busy_seconds() - self._busy0 - sum(cpu.values()) - ours
         listen = listen_queue_counters()
         return Window(
             wall_s=round(wall, 3),
@@ -172,12 +203,7 @@ class Sampler:
     def _procs(self, name: str, pid: int) -> list[psutil.Process]:
         text = self._matching.get(name)
         if text is not None:
-            found = []
-            for proc in psutil.process_iter(["cmdline"]):
-                cmdline = " ".join(proc.info.get("cmdline") or [])
-                if text in cmdline:
-                    found.append(proc)
-            return found
+            return _matching(text)
         return _tree(pid, children=name not in self.single)
 
     def _sample_once(self, refresh: bool = True) -> None:

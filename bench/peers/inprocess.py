@@ -138,6 +138,13 @@ async def main_async(spec: dict[str, Any]) -> dict[str, Any]:
         sampler.watch("in_process", os.getpid())
         if spec.get("stub_pid"):
             sampler.watch("stub", spec["stub_pid"])
+        for ours in spec.get("ours", []):
+            # The benchmark's idle servers and load generator, while this level runs.
+            sampler.count_as_ours(
+                ours.get("pid", 0),
+                children=ours.get("children", True),
+                matching=ours.get("matching"),
+            )
         result = await baseline(spec, sampler, quiet)
         result["checkpointers"] = await checkpointers(spec, sampler, quiet)
     result["outside_sockets"] = sampler.outside_sockets

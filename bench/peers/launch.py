@@ -185,20 +185,18 @@ def server_description(name: str, state: BenchState) -> str:
 
 
 def _in_process_spec(
-    state: BenchState, workdir: Path, postgres_url: str | None, postgres_why: str | None
+    state: BenchState,
+    workdir: Path,
+    levels: list[list[int]],
+    checkpointers: dict[str, str | None],
 ) -> dict[str, Any]:
     args = state.args
     return {
         "warmup": args.warmup,
         "sequential": 0,  # asked by the overhead series, taking turns with the HTTP questions
-        "levels": [[c, n] for c, n in state.levels.items()] if args.in_process_levels else [],
+        "levels": levels,
         "level_deadline": args.level_deadline,
-        "checkpointers": {
-            "sqlite": f"sqlite:///{workdir / 'compare-checkpoints.db'}",
-            "postgres": postgres_url,
-            "memory": "memory",
-        },
-        "unavailable": {"postgres": postgres_why},
+        "checkpointers": checkpointers,
         "checkpointer_questions": 5 if args.quick else args.sequential,
         "checkpointer_concurrency": 10,
         "checkpointer_concurrent_questions": 50 if not args.quick else 20,
@@ -208,18 +206,64 @@ def _in_process_spec(
 
 
 def run_in_process(
-    state: BenchState, procs: Processes, postgres_url: str | None, postgres_why: str | None
+    state: BenchState,
+    procs: Processes,
+    postgres_url: str | None,
+    postgres_why: str | None,
+    *,
+    levels: bool = True,
+    compare: bool = True,
 ) -> dict[str, Any]:
-    """Run bench/peers/inprocess.py (levels and checkpointers) and return its results."""
+    """Run bench/peers/inprocess.py (levels and checkpointers) and return its results.
+
+    `levels`: the graph at each of the run's levels; `compare`: the checkpointers.
+    """
     workdir = state.scratch / "in_process"
     workdir.mkdir()
+    checkpointers: dict[str, str | None] = {}
+    if compare:
+        checkpointers = {
+            "sqlite": f"sqlite:///{workdir / 'compare-checkpoints.db'}",
+            "postgres": postgres_url,
+            "memory": "memory",
+        }
+    spec = _in_process_spec(
+        state, workdir, [[c, n] for c, n in state.levels.items()] if levels else [], checkpointers
+    )
+    spec["unavailable"] = {"postgres": postgres_why}
+    return _run_in_process_child(state, procs, workdir, spec, len(state.levels) + 4)
+
+
+def run_in_process_level(
+    state: BenchState,
+    procs: Processes,
+    concurrency: int,
+    total: int,
+    round_no: int,
+    ours: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Run one level of the in-process graph in a process of its own; return its results.
+
+    `ours`: processes of the benchmark (idle meanwhile) whose CPU the child does not
+    count as other load: `{"pid", "children"}` or `{"matching": text}`.
+    """
+    workdir = state.scratch / f"in_process_c{concurrency}_r{round_no}"
+    workdir.mkdir()
+    spec = {**_in_process_spec(state, workdir, [[concurrency, total]], {}), "ours": ours}
+    return _run_in_process_child(state, procs, workdir, spec, 3)
+
+
+def _run_in_process_child(
+    state: BenchState, procs: Processes, workdir: Path, spec: dict[str, Any], deadlines: int
+) -> dict[str, Any]:
+    """Run `python -m bench.peers.inprocess` on `spec` for at most `deadlines` level deadlines."""
     spec_path = workdir / "spec.json"
     out_path = workdir / "result.json"
-    spec_path.write_text(json.dumps(_in_process_spec(state, workdir, postgres_url, postgres_why)))
+    spec_path.write_text(json.dumps(spec))
     env = child_env({**_sqlite_side_env(state, workdir), "LOG_LEVEL": "WARNING"})
     argv = [PYTHON, "-m", "bench.peers.inprocess", str(spec_path), str(out_path)]
-    child = procs.start("in_process", argv, env=env, cwd=workdir)
-    deadline = time.monotonic() + state.args.level_deadline * (len(state.levels) + 4)
+    child = procs.start(workdir.name, argv, env=env, cwd=workdir)
+    deadline = time.monotonic() + state.args.level_deadline * deadlines
     while child.popen.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     procs.stop(child)

@@ -13,6 +13,11 @@ SIDES = (
     "flask_reference",
     "stack_floor",
 )
+"""Every side but the RUNS_MAX_ACTIVE ones, in table order (also the names --sides takes)."""
+SCALE_OUT_SIDES = ("service_pg_workers_1", "service_pg_workers_2")
+"""Our service on PostgreSQL (left out by --skip-postgres)."""
+PEER_SIDES = ("langgraph_server", "flask_reference", "stack_floor")
+"""The servers that are not ours (left out by --skip-peers)."""
 LABELS = {
     "in_process": "in-process graph (astream)",
     "service_stream": "our service (stream)",

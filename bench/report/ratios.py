@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.measure.rounds import side_by_side
+
 
 def _ratio(a: float | None, b: float | None) -> float | None:
     if a is None or b is None or b == 0:
@@ -18,14 +20,13 @@ def compute_ratios(results: dict[str, Any]) -> dict[str, Any]:
     for peer in ("langgraph_server", "flask_reference", "in_process"):
         theirs = results.get(peer, {}).get("levels", {})
         per_level = {
-            level: _against(mine, theirs[level])
-            for level, mine in ours.items()
-            if theirs.get(level)
+            level: _against(results, peer, int(level)) for level in ours if theirs.get(level)
         }
         if per_level:
             ratios[f"service_stream_vs_{peer}"] = {
                 "definition": "ours / theirs at each concurrency: throughput above 1 and "
-                "latencies or RSS below 1 favour our service",
+                "latencies or RSS below 1 favour our service (with --rounds N, the median "
+                "of the ratios of each round)",
                 **per_level,
             }
     ratios["checkpointer"] = _checkpointer(results.get("checkpointer") or {})
@@ -54,19 +55,27 @@ def _overhead(results: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _against(mine: dict[str, Any], other: dict[str, Any]) -> dict[str, float | None]:
-    return {
-        "throughput": _ratio(mine.get("throughput_qps"), other.get("throughput_qps")),
-        "started_p50": _ratio(mine.get("started_p50_ms"), other.get("started_p50_ms")),
-        "started_p99": _ratio(mine.get("started_p99_ms"), other.get("started_p99_ms")),
-        "first_node_p50": _ratio(mine.get("first_node_p50_ms"), other.get("first_node_p50_ms")),
-        "total_p50": _ratio(mine.get("total_p50_ms"), other.get("total_p50_ms")),
-        "total_p99": _ratio(mine.get("total_p99_ms"), other.get("total_p99_ms")),
-        "peak_rss": _ratio(mine.get("server_peak_rss_mb"), other.get("server_peak_rss_mb")),
-        "cpu_per_question": _ratio(
-            mine.get("server_cpu_ms_per_question"), other.get("server_cpu_ms_per_question")
-        ),
-    }
+AGAINST = {
+    "throughput": "throughput_qps",
+    "started_p50": "started_p50_ms",
+    "started_p99": "started_p99_ms",
+    "first_node_p50": "first_node_p50_ms",
+    "total_p50": "total_p50_ms",
+    "total_p99": "total_p99_ms",
+    "peak_rss": "server_peak_rss_mb",
+    "cpu_per_question": "server_cpu_ms_per_question",
+}
+"""Ratio name → the figure of a level it divides, ours over the peer's."""
+
+
+def _against(results: dict[str, Any], peer: str, concurrency: int) -> dict[str, float | None]:
+    ratios: dict[str, float | None] = {}
+    for name, key in AGAINST.items():
+        compared = side_by_side(
+            results, "service_stream", peer, concurrency, lambda level, key=key: level.get(key)
+        )
+        ratios[name] = compared.ratio if compared else None
+    return ratios
 
 
 def _checkpointer(checkpointer: dict[str, Any]) -> dict[str, Any]:

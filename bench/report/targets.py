@@ -1,10 +1,14 @@
-"""The targets of issue #11, computed from the figures of one run: measured, target, met."""
+"""The targets of issues #11 and #35, computed from the figures of one run: measured, bound, met.
+
+Ratios are taken side by side: with --rounds N, round by round, and their median kept.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from bench.measure.rounds import Figure, SideBySide, cpu_per_question, side_by_side, throughput
 from bench.report.labels import SLOW_FLOOR_KEY, STACK_FLOOR, admission_sides, cell, label
 
 STARTED_P99_TARGET_MS = 50.0
@@ -28,37 +32,110 @@ def _level(results: dict[str, Any], side: str, concurrency: int) -> dict[str, An
     return ((results.get(side) or {}).get("levels") or {}).get(str(concurrency)) or {}
 
 
-def _qps(results: dict[str, Any], side: str, concurrency: int = 100) -> float | None:
-    return _level(results, side, concurrency).get("throughput_qps")
+def _ratio_target(
+    what: str,
+    compared: SideBySide | None,
+    bound: float,
+    *,
+    at_most: bool = False,
+    unit: str = "q/s",
+) -> Target:
+    """Return the target of a ratio of two sides: at least `bound`, or at most with `at_most`."""
+    sign = "≤" if at_most else "≥"
+    bound_text = f"{sign} {bound:.2f}×"
+    if compared is None:
+        return Target(what, "not measured", bound_text, None)
+    figures = f"{compared.mine:.1f} / {compared.theirs:.1f} {unit}"
+    if len(compared.per_round) > 1:
+        rounds = ", ".join(f"{r:.2f}" for r in compared.per_round)
+        figures = (
+            f"median of {len(compared.per_round)} alternated rounds: {rounds}; medians {figures}"
+        )
+    met = compared.ratio <= bound if at_most else compared.ratio >= bound
+    return Target(what, f"{compared.ratio:.2f}× ({figures})", bound_text, met)
 
 
-def _ratio_target(what: str, mine: float | None, theirs: float | None, at_least: float) -> Target:
-    if mine is None or not theirs:
-        return Target(what, "not measured", f"≥ {at_least:.2f}×", None)
-    ratio = mine / theirs
-    measured = f"{ratio:.2f}× ({mine:.1f} / {theirs:.1f} q/s)"
-    return Target(what, measured, f"≥ {at_least:.2f}×", ratio >= at_least)
+def _at_100(results: dict[str, Any], mine: str, theirs: str, figure: Figure) -> SideBySide | None:
+    return side_by_side(results, mine, theirs, 100, figure)
 
 
 def throughput_targets(results: dict[str, Any]) -> list[Target]:
     """One and two workers at c=100 against the in-process graph, langgraph dev and each other."""
-    in_process = _qps(results, "in_process")
-    langgraph = _qps(results, "langgraph_server")
-    one_pg = _qps(results, "service_pg_workers_1")
-    two_pg = _qps(results, "service_pg_workers_2")
     targets = []
     for side in ("service_stream", "service_pg_workers_1"):
-        mine = _qps(results, side)
         name = label(side)
         targets += [
-            _ratio_target(f"{name}, c=100: q/s / in-process graph", mine, in_process, 0.95),
-            _ratio_target(f"{name}, c=100: q/s / langgraph dev", mine, langgraph, 1.2),
+            _ratio_target(
+                f"{name}, c=100: q/s / in-process graph",
+                _at_100(results, side, "in_process", throughput),
+                0.95,
+            ),
+            _ratio_target(
+                f"{name}, c=100: q/s / langgraph dev",
+                _at_100(results, side, "langgraph_server", throughput),
+                1.2,
+            ),
         ]
-    two = label("service_pg_workers_2")
+    two, one = "service_pg_workers_2", "service_pg_workers_1"
     return [
         *targets,
-        _ratio_target(f"{two}, c=100: q/s / 1 worker on PostgreSQL", two_pg, one_pg, 1.6),
-        _ratio_target(f"{two}, c=100: q/s / langgraph dev", two_pg, langgraph, 2.0),
+        _ratio_target(
+            f"{label(two)}, c=100: q/s / 1 worker on PostgreSQL",
+            _at_100(results, two, one, throughput),
+            1.6,
+        ),
+        _ratio_target(
+            f"{label(two)}, c=100: q/s / langgraph dev",
+            _at_100(results, two, "langgraph_server", throughput),
+            2.0,
+        ),
+    ]
+
+
+def cost_targets(results: dict[str, Any]) -> list[Target]:
+    """Issue #35 at c=100: PostgreSQL's CPU and q/s against SQLite's, ours against the peers.
+
+    CPU per question is the server's plus, on PostgreSQL, its database's backends'.
+    """
+    ours, one, two = "service_stream", "service_pg_workers_1", "service_pg_workers_2"
+    langgraph, graph = "langgraph_server", "in_process"
+    ms = "ms"
+    return [
+        _ratio_target(
+            f"#35: {label(one)}, c=100: CPU per question (+ PostgreSQL) / {label(ours)}",
+            _at_100(results, one, ours, cpu_per_question),
+            1.3,
+            at_most=True,
+            unit=ms,
+        ),
+        _ratio_target(
+            f"#35: {label(one)}, c=100: q/s / {label(ours)}",
+            _at_100(results, one, ours, throughput),
+            0.8,
+        ),
+        _ratio_target(
+            f"#35: {label(two)}, c=100: q/s / {label(ours)} (one process on SQLite)",
+            _at_100(results, two, ours, throughput),
+            1.0,
+        ),
+        _ratio_target(
+            f"#35: {label(two)}, c=100: q/s / langgraph dev",
+            _at_100(results, two, langgraph, throughput),
+            1.3,
+        ),
+        _ratio_target(
+            f"#35: {label(ours)} (default RUNS_MAX_ACTIVE), c=100: q/s / langgraph dev",
+            _at_100(results, ours, langgraph, throughput),
+            1.25,
+        ),
+        _ratio_target(
+            f"#35: {label(ours)} (default RUNS_MAX_ACTIVE), c=100: CPU per question / "
+            "in-process graph",
+            _at_100(results, ours, graph, cpu_per_question),
+            1.15,
+            at_most=True,
+            unit=ms,
+        ),
     ]
 
 
@@ -136,16 +213,28 @@ def _completed_cell(slow: dict[str, Any]) -> str:
 
 def compute_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Every target of the issue with its measured value, for results.json."""
-    targets = throughput_targets(results) + started_targets(results) + slow_targets(results)
+    targets = (
+        throughput_targets(results)
+        + cost_targets(results)
+        + started_targets(results)
+        + slow_targets(results)
+    )
     return [asdict(target) for target in targets]
 
 
 def targets_section(results: dict[str, Any]) -> list[str]:
     """Return the Targets section of results.md (from the figures of this run)."""
+    rounds = (results.get("meta") or {}).get("rounds") or 1
+    side_by_side_note = (
+        f"with {rounds} rounds, the sides alternated round by round, each ratio is the median "
+        "of the rounds' ratios (each round's is in the measured column)"
+        if rounds > 1
+        else "ratios side by side at the same level"
+    )
     lines = [
-        "## Targets (issue #11)",
+        "## Targets (issues #11 and #35)",
         "",
-        "Computed from the figures of this run (ratios side by side at the same level). "
+        f"Computed from the figures of this run ({side_by_side_note}). "
         "The floor is the same figure for Quart on Hypercorn alone in this run "
         "(bench/peers/stack_floor.py: the service's server configuration holding a stream "
         "of its frames, no graph): what the stack gives before any of the service's work.",
