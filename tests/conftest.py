@@ -22,6 +22,24 @@ from tests.support.sample_databases import sample_database  # noqa: F401
 SAMPLE_QUESTION = "每个地区的销售额是多少"
 
 
+@pytest.fixture(autouse=True)
+def fresh_openai_http_clients():
+    """Give each test langchain-openai's shared httpx clients anew.
+
+    langchain-openai caches one async client per base URL and timeout for the process;
+    a test's stub server whose port the OS hands out again would get a client whose
+    pooled connections belong to an earlier test's closed event loop ("Event loop is
+    closed" on the first model call). A service process has one loop, so only tests meet it.
+    """
+    yield
+    from langchain_openai.chat_models import _client_utils
+
+    for cached in ("_cached_async_httpx_client", "_cached_sync_httpx_client"):
+        clear = getattr(getattr(_client_utils, cached, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Return settings for one test: no .env, checkpoints in a temp dir, the sample data."""
