@@ -6,7 +6,6 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -14,36 +13,27 @@ from langgraph.types import Durability
 
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
-from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.pending import (
-    INTERRUPT_UPDATE,
     check_resume,
-    describe_interrupt,
 )
 from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
-from react_agent.graph.run_context import RunContext
 from react_agent.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission import Admission, Ticket
-from react_agent.runs.answer_review import AnswerChecker, review_answer
+from react_agent.runs.answer_review import AnswerChecker
+from react_agent.runs.answering import GraphTurn, answer_question
 from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
-from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import (
     RunFailed,
     RunFinished,
     RunResult,
-    RunStarted,
     RunWaiting,
-    TokenStreamed,
 )
-from react_agent.runs.graph_io import answer_token, graph_input_for, node_finished
 from react_agent.runs.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
-from react_agent.runs.run_scope import scope_of_run
 from react_agent.runs.store.locks import Release, ThreadLocks
-from react_agent.runs.tool_events import ToolEventTracker
-from react_agent.runs.turn_work import TurnWork
 
 logger = logging.getLogger(__name__)
 
@@ -266,7 +256,14 @@ class AgentRunner:
                 self.active[run.thread_id] = run
             if ticket is not None:
                 await ticket.wait()  # FIFO, after RUNS_MAX_ACTIVE runs of this process
-            final = RunFinished(await self._answer(run, question, stream_tokens, flags))
+            turn = GraphTurn(
+                self.graph,
+                self.config_for(run.thread_id),
+                self.run_timeout,
+                self.durability,
+                self.check_answer,
+            )
+            final = RunFinished(await answer_question(turn, run, question, stream_tokens, flags))
         except asyncio.CancelledError:
             final = RunFailed(run.cancel_reason or final.error)
             raise
@@ -294,67 +291,6 @@ class AgentRunner:
             finally:
                 run.append(final)
                 logger.info("run ended: %s", _describe_end(final))
-
-    async def _answer(
-        self, run: Run, question: str | ApprovalDecision, stream_tokens: bool, flags: RunFlags
-    ) -> RunResult:
-        if isinstance(question, ApprovalDecision) and question.kind == SQL_APPROVAL_KIND:
-            # A resumed approval asks again: the model's next query waits as well.
-            flags = replace(flags, approve_sql=True)
-        path: list[str] = []
-        approval: dict[str, Any] | None = None
-        # The thread is claimed, so the run has started: say so before any slower step.
-        run.append(RunStarted(run.thread_id))
-        # Sub-agents (react_agent/subagents) add their own events to the run through it.
-        CURRENT_EVENT_SINK.set(
-            EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
-        )
-        async with asyncio.timeout(self.run_timeout):
-            snapshot = await self.graph.aget_state(self.config_for(run.thread_id))
-            graph_input, tally = graph_input_for(snapshot, question, run.lang)
-            scope = scope_of_run(run, snapshot, graph_input)
-            if scope.approve_sql:  # the role's approval holds on a resume too
-                flags = replace(flags, approve_sql=True)
-            config = self.config_for(run.thread_id)
-            context = RunContext(run.lang, flags.approve_sql, flags.clarify)
-            tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
-            work = TurnWork()  # sqls and usage (runs/turn_work.py)
-            modes = ["updates", "messages"] if stream_tokens else ["updates"]
-            async for mode, chunk in self.graph.astream(
-                graph_input, config, context=context, stream_mode=modes, durability=self.durability
-            ):
-                if mode == "updates":
-                    for node, update in chunk.items():
-                        if node == INTERRUPT_UPDATE:
-                            approval = describe_interrupt(update)
-                            continue
-                        path.append(node)
-                        tally.add(update)
-                        work.add(update)
-                        run.append(node_finished(node, len(path), update))
-                        # Tool events come after their node's event (runs/tool_events.py).
-                        for tool_event in tool_events.events_for(update, len(path)):
-                            run.append(tool_event)
-                else:
-                    token = answer_token(chunk)
-                    if token:
-                        run.append(TokenStreamed(token))
-        result = tally.result(run.thread_id, path)
-        asked = question if isinstance(question, str) else ""
-        history = snapshot.values.get("messages", [])
-        return replace(
-            result,
-            sqls=work.sqls,
-            usage=work.usage(),
-            question=asked,
-            approval=approval,
-            answer_check=review_answer(
-                self.check_answer, result.answer, asked, history, work.records_read, work.sqls,
-                repaired_from=tally.values.get("answer_repair"),
-            ),
-            trace_id=run.trace_id,
-            show_sql=scope.show_sql,
-        )
 
 
 def _describe_end(final: RunFinished | RunFailed) -> str:
