@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import sys
 import tempfile
 from contextlib import AsyncExitStack
@@ -27,7 +26,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.memory.throughput import one_round, stub_process
+from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
 from config import Settings
 from react_agent.service import open_agent_service
 
@@ -44,7 +43,6 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
         openai_api_key=SecretStr("bench"),
         llm_model="stub-model",
     )
-    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in SIDES}
     with tempfile.TemporaryDirectory() as directory:
         async with AsyncExitStack() as stack:
             sides = {}
@@ -60,19 +58,15 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
                     actor = service.policy.actor_for(ASKER)
                     options = {"actor": actor, "scope": service.policy.scope_for(actor)}
                 sides[name] = runner_question(service.require_runner(), **options)
-            for ask in sides.values():  # warms the pools and the caches
-                await one_round(ask, args.concurrency, args.concurrency)
-            for number in range(args.rounds):
-                order = SIDES if number % 2 == 0 else SIDES[::-1]
-                for name in order:
-                    result = await one_round(sides[name], args.concurrency, args.questions)
-                    rounds[name].append(result)
-                    print(f"round {number + 1} {name}: {json.dumps(result)}", flush=True)
-    qps = {name: statistics.median(r["qps"] for r in rounds[name]) for name in SIDES}
-    cpu = {
-        name: round(statistics.median(r["cpu_ms_per_question"] for r in rounds[name]), 1)
-        for name in SIDES
-    }
+            rounds = await alternated_rounds(
+                sides,
+                rounds=args.rounds,
+                concurrency=args.concurrency,
+                questions=args.questions,
+            )
+    medians = median_figures(rounds)
+    qps = {name: medians[name]["qps"] for name in SIDES}
+    cpu = {name: medians[name]["cpu_ms_per_question"] for name in SIDES}
     return {
         "concurrency": args.concurrency,
         "questions_per_round": args.questions,

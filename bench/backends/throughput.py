@@ -21,7 +21,6 @@ import asyncio
 import csv
 import json
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from pydantic import SecretStr
 
 from bench.backends.export_csv import make_table, rss_mb
 from bench.drivers.graph import runner_question
-from bench.memory.throughput import one_round, stub_process
+from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
 from config import Settings
 from react_agent.databases.mysql_connection import connect_options
 from react_agent.results.exports import start_csv_export
@@ -74,7 +73,6 @@ async def throughput(args: argparse.Namespace, base_url: str, urls: dict[str, st
         llm_model="stub-model",
         mysql_pool_max_size=args.concurrency,
     )
-    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in urls}
     with tempfile.TemporaryDirectory() as directory:
         async with AsyncExitStack() as stack:
             asks = {}
@@ -84,22 +82,13 @@ async def throughput(args: argparse.Namespace, base_url: str, urls: dict[str, st
                 )
                 service = await stack.enter_async_context(open_agent_service(settings))
                 asks[name] = runner_question(service.require_runner())
-            for ask in asks.values():  # warms the pools and the caches
-                await one_round(ask, args.concurrency, args.concurrency)
-            for number in range(args.rounds):
-                order = list(urls) if number % 2 == 0 else list(reversed(urls))
-                for name in order:
-                    result = await one_round(asks[name], args.concurrency, args.questions)
-                    rounds[name].append(result)
-                    print(f"round {number + 1} {name}: {json.dumps(result)}", flush=True)
-    medians = {
-        name: {
-            "qps": statistics.median(r["qps"] for r in results),
-            "cpu_ms_per_question": statistics.median(r["cpu_ms_per_question"] for r in results),
-            "failed": sum(r["failed"] for r in results),
-        }
-        for name, results in rounds.items()
-    }
+            rounds = await alternated_rounds(
+                asks,
+                rounds=args.rounds,
+                concurrency=args.concurrency,
+                questions=args.questions,
+            )
+    medians = median_figures(rounds)
     return {"concurrency": args.concurrency, "rounds": rounds, "medians": medians}
 
 

@@ -20,64 +20,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from contextlib import AsyncExitStack, contextmanager
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.drivers.question import Question
+from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
 from bench.memory.retrieval import fill
 from bench.memory.retrieval import run as retrieval_times
 from config import Settings
 from react_agent.service import AgentService, open_agent_service
-
-
-@contextmanager
-def stub_process(latency_ms: float):
-    """Run `python -m bench.stub` (three model calls per question); yield its base URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bench.stub", "--latency-ms", str(latency_ms)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        assert line.startswith("OPENAI_BASE_URL="), line
-        yield line.split("=", 1)[1]
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-async def one_round(ask: Question, concurrency: int, questions: int) -> dict[str, Any]:
-    """Ask `questions` questions, `concurrency` at a time: throughput, CPU time, failures.
-
-    At c=100 the process is CPU-bound, so its CPU time per question (this process's, the
-    stub runs in its own) is the steadier figure on a shared machine: other load slows the
-    wall clock of a round, not the CPU each question takes.
-    """
-    gate = asyncio.Semaphore(concurrency)
-
-    async def worker(index: int) -> bool:
-        async with gate:
-            return (await ask(index, index % concurrency)).ok
-
-    started, cpu = time.perf_counter(), time.process_time()
-    results = await asyncio.gather(*(worker(i) for i in range(questions)))
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    return {
-        "qps": round(questions / elapsed, 2),
-        "cpu_ms_per_question": round(cpu / questions * 1000, 1),
-        "failed": results.count(False),
-    }
 
 
 async def open_side(
@@ -101,7 +57,6 @@ async def compare(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         openai_api_key=SecretStr("bench"),
         llm_model="stub-model",
     )
-    rounds: dict[str, list[dict[str, Any]]] = {"on": [], "off": []}
     with tempfile.TemporaryDirectory() as directory:
         async with AsyncExitStack() as stack:
             sides = {
@@ -114,18 +69,17 @@ async def compare(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
                 )
                 for name in ("on", "off")
             }
-            for ask in sides.values():  # builds the index, warms the pools
-                await one_round(ask, args.concurrency, args.concurrency)
-            for number in range(args.rounds):
-                order = ("on", "off") if number % 2 == 0 else ("off", "on")
-                for name in order:
-                    result = await one_round(sides[name], args.concurrency, args.questions)
-                    rounds[name].append(result)
-                    print(f"round {number + 1} memory {name}: {json.dumps(result)}", flush=True)
-    on = statistics.median(r["qps"] for r in rounds["on"])
-    off = statistics.median(r["qps"] for r in rounds["off"])
-    cpu_on = round(statistics.median(r["cpu_ms_per_question"] for r in rounds["on"]), 1)
-    cpu_off = round(statistics.median(r["cpu_ms_per_question"] for r in rounds["off"]), 1)
+            # The warm-up round builds the index and warms the pools.
+            rounds = await alternated_rounds(
+                sides,
+                rounds=args.rounds,
+                concurrency=args.concurrency,
+                questions=args.questions,
+                label="memory ",
+            )
+    medians = median_figures(rounds)
+    on, off = medians["on"]["qps"], medians["off"]["qps"]
+    cpu_on, cpu_off = medians["on"]["cpu_ms_per_question"], medians["off"]["cpu_ms_per_question"]
     return {
         "concurrency": args.concurrency,
         "questions_per_round": args.questions,

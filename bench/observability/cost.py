@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.memory.throughput import one_round, stub_process
+from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
 from config import Settings
 from react_agent.service import open_agent_service
 
@@ -110,7 +109,6 @@ async def compare(args: argparse.Namespace, stub_url: str, collector: str) -> di
         openai_api_key=SecretStr("bench"),
         llm_model="stub-model",
     )
-    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in SIDES}
     with tempfile.TemporaryDirectory() as directory:
         async with AsyncExitStack() as stack:
             sides, listeners = {}, {}
@@ -122,14 +120,12 @@ async def compare(args: argparse.Namespace, stub_url: str, collector: str) -> di
                 listeners[name] = list(service.require_runner().listeners.listeners)
             recorder = FirstRunRecorder()
             service.require_runner().listeners.add(recorder)  # the last side's first question
-            for ask in sides.values():  # warms the pools and the caches
-                await one_round(ask, args.concurrency, args.concurrency)
-            for number in range(args.rounds):
-                shift = number % len(SIDES)
-                for name in SIDES[shift:] + SIDES[:shift]:
-                    result = await one_round(sides[name], args.concurrency, args.questions)
-                    rounds[name].append(result)
-                    print(f"round {number + 1} {name}: {json.dumps(result)}", flush=True)
+            rounds = await alternated_rounds(
+                sides,
+                rounds=args.rounds,
+                concurrency=args.concurrency,
+                questions=args.questions,
+            )
             from react_agent.observability.tracing import flush_traces
 
             flush_traces()  # the last spans reach the receiver before it stops
@@ -139,11 +135,9 @@ async def compare(args: argparse.Namespace, stub_url: str, collector: str) -> di
                 for name in SIDES
                 if name != "none"
             }
-    qps = {name: statistics.median(r["qps"] for r in rounds[name]) for name in SIDES}
-    cpu = {
-        name: round(statistics.median(r["cpu_ms_per_question"] for r in rounds[name]), 1)
-        for name in SIDES
-    }
+    medians = median_figures(rounds)
+    qps = {name: medians[name]["qps"] for name in SIDES}
+    cpu = {name: medians[name]["cpu_ms_per_question"] for name in SIDES}
     return {
         "concurrency": args.concurrency,
         "questions_per_round": args.questions,
