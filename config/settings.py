@@ -13,6 +13,7 @@ from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
 from config.data_source_settings import DataSourceSettings
 from config.observability_settings import ObservabilitySettings
+from config.postgres_settings import PostgresSettings
 from config.quality_settings import QualitySettings
 from config.quota_settings import QuotaSettings
 from config.schema_settings import SchemaSettings
@@ -27,6 +28,7 @@ class Settings(
     ObservabilitySettings,
     SchemaSettings,
     DataSourceSettings,
+    PostgresSettings,
     BaseSettings,
 ):
     """Every setting of the service; each field is the upper-case environment variable."""
@@ -38,8 +40,7 @@ class Settings(
     # --- LLM (any OpenAI-compatible server) ---
     openai_api_key: SecretStr | None = Field(
         default=None,
-        description="API key of the OpenAI-compatible server (a secret: never logged or "
-        "reported).",
+        description="API key of the OpenAI-compatible server (a secret: never logged or reported).",
     )
     openai_base_url: str | None = Field(
         default=None,
@@ -72,38 +73,6 @@ class Settings(
         description="When checkpoints are written: after every step (sync: a crash loses no "
         "finished step, and /status sees the current node), while the next step runs (async), "
         "or once at the end (exit: cheapest, but a crash loses the whole question).",
-    )
-
-    # --- PostgreSQL pools (data database, checkpointer and run events: one each) ---
-    postgres_pool_min_size: int = Field(
-        default=1, ge=0, description="Connections each PostgreSQL pool keeps open when idle."
-    )
-    postgres_pool_max_size: int = Field(
-        default=10,
-        ge=2,
-        description="Most connections per PostgreSQL pool. A running question borrows one "
-        "only to read or write its checkpoints (the thread claims of a process share four "
-        "sessions of their own, and its LISTEN one more).",
-    )
-    postgres_pool_max_lifetime: float = Field(
-        default=1800.0, gt=0, description="Seconds after which a pooled connection is replaced."
-    )
-    postgres_pool_max_idle: float = Field(
-        default=300.0, gt=0, description="Seconds an idle connection above the minimum is kept."
-    )
-    postgres_prepare_threshold: int | None = Field(
-        default=5,
-        ge=0,
-        description="Executions on a connection before psycopg prepares a query (PostgreSQL "
-        "then parses and plans it once; a third of its CPU per question); none never "
-        "prepares, as PgBouncer in transaction mode before 1.21 (or with "
-        "max_prepared_statements = 0) needs; 0 prepares every query.",
-    )
-    postgres_connect_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        description="Seconds to wait for a PostgreSQL connection (new, or free in the pool) "
-        "before answering 503.",
     )
 
     # --- Agent ---
@@ -139,8 +108,7 @@ class Settings(
     sql_row_limit: int = Field(
         default=1000,
         ge=1,
-        description="Rows returned per query (beyond it, is_limited and the true "
-        "total_row_count).",
+        description="Rows returned per query (beyond it, is_limited and the true total_row_count).",
     )
     sql_preview_rows: int = Field(
         default=20, ge=1, description="Rows of a result shown to the model."
@@ -252,9 +220,7 @@ class Settings(
         description="Address `python -m app` listens on; 0.0.0.0 for a load balancer on "
         "another machine.",
     )
-    port: int = Field(
-        default=8084, ge=0, le=65535, description="Port `python -m app` listens on."
-    )
+    port: int = Field(default=8084, ge=0, le=65535, description="Port `python -m app` listens on.")
     log_level: str = Field(default="INFO", description="Logging level (DEBUG, INFO, WARNING…).")
     body_timeout: float = Field(
         default=60.0,
@@ -309,14 +275,6 @@ class Settings(
         if isinstance(value, int | str) and str(value).strip().lstrip("-").isdigit():
             if int(value) < 0:
                 raise ValueError("RUNS_MAX_ACTIVE is auto or a count of 0 or more")
-        return value
-
-    @field_validator("postgres_prepare_threshold", mode="before")
-    @classmethod
-    def _none_disables_preparing(cls, value: object) -> object:
-        # POSTGRES_PREPARE_THRESHOLD=none (or empty) is None, not a parse error.
-        if isinstance(value, str) and value.strip().lower() in ("", "none", "null"):
-            return None
         return value
 
     @property
