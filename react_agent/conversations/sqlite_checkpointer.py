@@ -1,19 +1,24 @@
-"""The SQLite checkpointer: LangGraph's AsyncSqliteSaver, each write one trip to its thread.
+"""The SQLite checkpointer: LangGraph's AsyncSqliteSaver, its writes committed in groups.
 
 aiosqlite runs every call on the connection's own thread: a queue put, a thread wake-up,
 then the event loop woken through its self-pipe. AsyncSqliteSaver's `aput` takes three
 such trips (execute, close the cursor, commit) and `aput_writes` four (open a cursor,
 executemany, commit, close), and the graph saves a checkpoint and a task's writes at every
-step: about 80 trips per question of the benchmark. Here the statement and its commit run
-in one trip, about 25 per question (3 ms less CPU, `python -m bench.cost_per_question`);
-what is written, and when it is committed, are the same (reads are the parent's).
+step: about 80 trips per question of the benchmark. Here a write's statement and its
+commit run in one trip (about 25 per question), and the writes that come while a trip is
+under way (other questions' steps, under load) go together in the next one, with one
+commit. What is written is the same, in the order it came; each caller returns once its
+own rows are committed, as before (reads are the parent's).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import sqlite3
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -38,20 +43,34 @@ _REPLACE_WRITES = "INSERT OR REPLACE " + _WRITES_COLUMNS
 """Writes of the special channels (errors, interrupts) replace earlier ones."""
 _KEEP_WRITES = "INSERT OR IGNORE " + _WRITES_COLUMNS
 
+logger = logging.getLogger(__name__)
 
-def _write_and_commit(
-    connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]
-) -> None:
-    """Run on the connection's thread: the rows, then the commit (as the parent, in one trip)."""
-    cursor = connection.executemany(sql, rows)
-    cursor.close()
-    connection.commit()
+_Write = tuple[str, list[tuple[Any, ...]], "asyncio.Future[None]"]
+"""A caller's statement, its rows, and the future its caller waits on."""
+
+
+def _write_and_commit(connection: sqlite3.Connection, writes: list[_Write]) -> None:
+    """Run on the connection's thread: every write's rows in order, then one commit."""
+    try:
+        for sql, rows, _ in writes:
+            connection.executemany(sql, rows).close()
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
 
 
 class SqliteCheckpointSaver(AsyncSqliteSaver):
-    """AsyncSqliteSaver whose `aput` and `aput_writes` each take one trip to the thread."""
+    """AsyncSqliteSaver whose writes go to the thread in groups, one trip and commit each."""
 
     _synchronous_set = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.trips = 0
+        """Trips to the thread that wrote (fewer than the writes, under load)."""
+        self._queued: list[_Write] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def setup(self) -> None:
         """Create the tables (the parent's setup, WAL mode), then synchronous=NORMAL once.
@@ -68,11 +87,53 @@ class SqliteCheckpointSaver(AsyncSqliteSaver):
                 await self.conn.execute("PRAGMA synchronous=NORMAL")
 
     async def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """Return once the rows are committed (with the next group of writes)."""
+        loop = asyncio.get_running_loop()
+        write: _Write = (sql, rows, loop.create_future())
+        self._queued.append(write)
+        if self._writer is None:
+            # A task of its own: a caller that stops waiting must not stop the others' trip.
+            self._writer = loop.create_task(self._write_queued(), name="sqlite-checkpoints")
+        try:
+            await write[2]
+        except asyncio.CancelledError:
+            if write in self._queued:  # not sent yet: dropped, as the parent's would be
+                self._queued.remove(write)
+            raise
+
+    async def _write_queued(self) -> None:
+        try:
+            while self._queued:
+                group, self._queued = self._queued, []
+                await self._trip(group)
+        finally:
+            self._writer = None
+            for _, _, done in self._queued:  # only when this task was cancelled
+                done.cancel()
+
+    async def _trip(self, group: list[_Write]) -> None:
         conn = self.conn
-        async with self.lock:
-            # aiosqlite's own way of running a call on its thread (the pin in pyproject.toml
-            # keeps it); inside it, `_conn` is the sqlite3 connection that thread owns.
-            await conn._execute(lambda: _write_and_commit(conn._conn, sql, rows))
+        self.trips += 1
+        try:
+            async with self.lock:
+                # aiosqlite's own way of running a call on its thread (the pin in
+                # pyproject.toml keeps it); `_conn` is the sqlite3 connection it owns.
+                await conn._execute(partial(_write_and_commit, conn._conn, group))
+        except Exception as exc:
+            if len(group) > 1:
+                logger.warning(
+                    "%d checkpoint writes failed together (%s): one by one", len(group), exc
+                )
+                for write in group:
+                    await self._trip([write])
+                return
+            _settle(group, exc)
+        except BaseException:
+            for _, _, done in group:
+                done.cancel()
+            raise
+        else:
+            _settle(group, None)
 
     async def aput(
         self,
@@ -132,3 +193,13 @@ class SqliteCheckpointSaver(AsyncSqliteSaver):
             for idx, (channel, value) in enumerate(writes)
         ]
         await self._write(query, rows)
+
+
+def _settle(group: list[_Write], error: Exception | None) -> None:
+    for _, _, done in group:
+        if done.done():
+            continue  # its caller stopped waiting: the rows are stored anyway
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
