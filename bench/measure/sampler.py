@@ -6,7 +6,6 @@ that is not on the loopback interface (the benchmark must not reach any outside 
 
 from __future__ import annotations
 
-import ipaddress
 import threading
 import time
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 import psutil
 
 from bench.measure.machine import listen_queue_counters, system_busy_seconds
+from bench.measure.sockets import outside_socket_table, socket_inodes
 
 
 def _tree(pid: int, children: bool = True) -> list[psutil.Process]:
@@ -58,13 +58,6 @@ def _rss(procs: list[psutil.Process]) -> int:
 def tree_rss_mb(pid: int) -> float:
     """Return the RSS of `pid` and all its descendants now, in MB."""
     return round(_rss(_tree(pid)) / 2**20, 1)
-
-
-def _is_loopback(ip: str) -> bool:
-    try:
-        return ipaddress.ip_address(ip.split("%")[0]).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass
@@ -220,27 +213,25 @@ class Sampler:
                     self._peak[name] = rss
 
     def _check_sockets(self) -> None:
+        outside = outside_socket_table()
+        if not outside:
+            return  # the common case: one read of the kernel's tables, no process's
         with self._lock:
             watched = dict(self.watched)
         for name, pid in watched.items():
             for proc in self._procs(name, pid):
-                try:
-                    connections = proc.net_connections(kind="inet")
-                except psutil.Error:
-                    continue
-                for conn in connections:
-                    addresses = [a for a in (conn.laddr, conn.raddr) if a]
-                    if any(not _is_loopback(a.ip) for a in addresses):
-                        record = {
-                            "process": name,
-                            "pid": proc.pid,
-                            "local": f"{conn.laddr.ip}:{conn.laddr.port}" if conn.laddr else "",
-                            "remote": f"{conn.raddr.ip}:{conn.raddr.port}" if conn.raddr else "",
-                            "status": conn.status,
-                        }
-                        with self._lock:
-                            if record not in self.outside_sockets:
-                                self.outside_sockets.append(record)
+                for inode in socket_inodes(proc.pid) & outside.keys():
+                    socket = outside[inode]
+                    record = {
+                        "process": name,
+                        "pid": proc.pid,
+                        "local": socket.local,
+                        "remote": socket.remote,
+                        "status": socket.status,
+                    }
+                    with self._lock:
+                        if record not in self.outside_sockets:
+                            self.outside_sockets.append(record)
 
     def _loop(self) -> None:
         next_socket_check = next_refresh = 0.0
