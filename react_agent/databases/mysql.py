@@ -19,9 +19,14 @@ from react_agent.databases.mysql_connection import (
     bindable,
     connect_options,
     kill_query,
-    session_limits_sql,
     shown_url,
     warn_about_write_privileges,
+)
+from react_agent.databases.mysql_session import (
+    batch_time,
+    fetch_all,
+    read_only_session,
+    unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
@@ -35,11 +40,6 @@ EXACT_COUNT_LIMIT = 1_000_000
 """Tables the server estimates at least this large get the estimate, not a count."""
 DESCRIBE_CACHE_SECONDS = 30.0
 """How long the tables' columns, comments and counts are reused before being read again."""
-
-# Client errors 2003/2006/2013/2055: the server cannot be reached or went away.
-_CONNECTION_ERRORS = frozenset({2002, 2003, 2005, 2006, 2013, 2055})
-# 1969: MariaDB's max_statement_time; 3024: MySQL's MAX_EXECUTION_TIME.
-_TIME_LIMIT_ERRORS = frozenset({1969, 3024})
 
 _COLUMNS_SQL = (
     "SELECT t.table_name, t.table_rows, t.table_comment, c.column_name, c.column_type, "
@@ -124,7 +124,7 @@ class MySQLDatabase:
     async def _read_catalogue(self) -> dict[str, TableInfo]:
         found: dict[str, tuple[int | None, str, list[tuple[str, str]]]] = {}
         async with self._read_only(COUNT_TIMEOUT * 5) as connection:
-            for table, estimate, comment, column, type_, note in await _fetch_all(
+            for table, estimate, comment, column, type_, note in await fetch_all(
                 connection, _COLUMNS_SQL
             ):
                 _, _, columns = found.setdefault(str(table), (estimate, comment or "", []))
@@ -143,7 +143,7 @@ class MySQLDatabase:
 
         async def fetch(sql: str) -> list[tuple[Any, ...]]:
             async with self._read_only(COUNT_TIMEOUT * 5) as connection:
-                return await _fetch_all(connection, sql)
+                return await fetch_all(connection, sql)
 
         return await introspect_mysql(
             fetch, sensitive=frozenset(n.lower() for n in sensitive), max_distinct=max_distinct
@@ -155,7 +155,7 @@ class MySQLDatabase:
         quoted = "`" + name.replace("`", "``") + "`"
         try:
             async with self._read_only(COUNT_TIMEOUT) as connection:
-                ((count,),) = await _fetch_all(connection, f"SELECT COUNT(*) FROM {quoted}")
+                ((count,),) = await fetch_all(connection, f"SELECT COUNT(*) FROM {quoted}")
                 return int(count)
         except QueryFailed:
             return None if estimate is None else int(estimate)
@@ -200,7 +200,7 @@ class MySQLDatabase:
     ) -> int:
         try:
             async with self._read_only(timeout) as connection:
-                ((count,),) = await _fetch_all(
+                ((count,),) = await fetch_all(
                     connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
                 )
                 return int(count)
@@ -212,13 +212,13 @@ class MySQLDatabase:
     async def explain(self, sql: str, *, timeout: float) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
         async with self._read_only(timeout) as connection:
-            await _fetch_all(connection, f"EXPLAIN {sql}")
+            await fetch_all(connection, f"EXPLAIN {sql}")
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
         try:
             async with asyncio.timeout(timeout), self._read_only(timeout) as connection:
-                await _fetch_all(connection, "SELECT 1")
+                await fetch_all(connection, "SELECT 1")
         except TimeoutError as exc:
             raise self._unavailable(f"no answer within {timeout:g} s") from exc
 
@@ -247,14 +247,14 @@ class MySQLDatabase:
             cursor = connection.cursor(SSCursor)
             finished = False
             try:
-                async with _batch_time(timeout):
+                async with batch_time(timeout):
                     await cursor.execute(*bindable(sql, params))
                 columns = unique_column_names(str(c[0]) for c in cursor.description or ())
 
                 async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
                     nonlocal finished
                     while True:
-                        async with _batch_time(timeout):
+                        async with batch_time(timeout):
                             rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
                         if not rows:
                             finished = True
@@ -278,77 +278,11 @@ class MySQLDatabase:
     async def _read_only(
         self, timeout: float | None, *, select_limit: int | None = None
     ) -> AsyncIterator[Any]:
-        """Lend a connection inside a read-only transaction that is always rolled back.
-
-        A cancelled caller's statement is killed on the server from a side connection,
-        and the connection it ran on is closed rather than returned to the pool.
-        """
-        try:
-            async with self.pool.acquire() as connection:
-                thread_id = connection.thread_id()
-                try:
-                    async with connection.cursor() as cursor:
-                        await cursor.execute(session_limits_sql(connection, timeout, select_limit))
-                        await cursor.execute("START TRANSACTION READ ONLY")
-                    yield connection
-                except asyncio.CancelledError:
-                    await asyncio.shield(kill_query(self.options, thread_id))
-                    connection.close()
-                    raise
-                finally:
-                    await _roll_back(connection)
-        except asyncmy.errors.Error as exc:
-            raise self._translate(exc, timeout) from exc
-        except ConnectionError as exc:  # refused or reset before the protocol said anything
-            raise self._unavailable(str(exc) or type(exc).__name__) from exc
-
-    def _translate(self, exc: asyncmy.errors.Error, timeout: float | None) -> Exception:
-        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
-        message = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
-        if code in _CONNECTION_ERRORS:
-            return self._unavailable(message)
-        if code in _TIME_LIMIT_ERRORS and timeout is not None:
-            return QueryFailed(
-                f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-            )
-        return QueryFailed(message.strip() or type(exc).__name__)
+        async with read_only_session(self.pool, self.options, timeout, select_limit) as connection:
+            yield connection
 
     def _unavailable(self, problem: str) -> ServiceError:
-        return ServiceError(
-            503,
-            "DATABASE_UNAVAILABLE",
-            f"MySQL data database {shown_url(self.options)} unavailable: {problem}",
-            can_retry=True,
-        )
-
-
-async def _fetch_all(
-    connection: Any, sql: str, params: Mapping[str, Any] | None = None
-) -> list[tuple[Any, ...]]:
-    async with connection.cursor() as cursor:
-        await cursor.execute(*bindable(sql, params))
-        return list(await cursor.fetchall())
-
-
-
-async def _roll_back(connection: Any) -> None:
-    if not connection.connected:
-        return
-    try:
-        await connection.rollback()
-    except asyncmy.errors.Error:
-        connection.close()  # dropped by the pool on release
-
-
-@asynccontextmanager
-async def _batch_time(timeout: float) -> AsyncIterator[None]:
-    try:
-        async with asyncio.timeout(timeout):
-            yield
-    except TimeoutError as exc:
-        raise QueryFailed(
-            f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-        ) from exc
+        return unavailable(self.options, problem)
 
 
 def _quoted(text: str) -> str:
