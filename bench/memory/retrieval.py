@@ -50,11 +50,17 @@ async def fill(memory: Memory, count: int, *, with_embeddings: bool) -> None:
         question, sql = example(i, rng)
         embedding = json.dumps(stub_embedding(f"{question}\n{sql}")) if with_embeddings else None
         rows.append((f"bench-{i}", SQL, question, sql, "t", "t", embedding))
-    for start in range(0, count, 500):
+    await insert_items(memory, "embedding", rows)
+
+
+async def insert_items(memory: Memory, last_column: str, rows: list[tuple]) -> None:
+    """Insert memory items (id, type, question, SQL, created, updated, `last_column`)."""
+    for start in range(0, len(rows), 500):
         batch = rows[start : start + 500]
         await memory.database.execute(
             "INSERT INTO memory_items (id, training_data_type, question, content, created_at, "
-            "updated_at, embedding) VALUES " + ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in batch),
+            f"updated_at, {last_column}) VALUES "
+            + ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in batch),
             [value for row in batch for value in row],
         )
     await memory.examples._bump_revision()

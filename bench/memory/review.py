@@ -18,7 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.memory.retrieval import MEASURES, PERIODS, REGIONS, example, percentiles
+from bench.memory.retrieval import (
+    MEASURES,
+    PERIODS,
+    REGIONS,
+    example,
+    insert_items,
+    percentiles,
+)
 from config import Settings
 from react_agent.memory.examples import SQL
 from react_agent.memory.store import Memory, open_memory
@@ -31,14 +38,7 @@ async def fill(memory: Memory, count: int, status: str, offset: int) -> None:
     for i in range(offset, offset + count):
         question, sql = example(i, rng)
         rows.append((f"bench-{i}", SQL, question, sql, "t", "t", status))
-    for start in range(0, count, 500):
-        batch = rows[start : start + 500]
-        await memory.database.execute(
-            "INSERT INTO memory_items (id, training_data_type, question, content, created_at, "
-            "updated_at, status) VALUES " + ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in batch),
-            [value for row in batch for value in row],
-        )
-    await memory.examples._bump_revision()
+    await insert_items(memory, "status", rows)
 
 
 async def measure(directory: Path, verified: int, proposed: int, questions: int) -> dict:
@@ -76,9 +76,7 @@ async def run(count: int, questions: int) -> dict:
     with tempfile.TemporaryDirectory() as directory:
         return {
             "verified_only": await measure(Path(directory) / "a", count, 0, questions),
-            "verified_and_proposed": await measure(
-                Path(directory) / "b", count, count, questions
-            ),
+            "verified_and_proposed": await measure(Path(directory) / "b", count, count, questions),
             "load_average": os.getloadavg(),
         }
 
