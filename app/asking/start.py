@@ -10,6 +10,7 @@ from __future__ import annotations
 from app.asking.validation import AskRequest
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.runs.run import Run
+from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.runner import AgentRunner
 
 
@@ -27,10 +28,13 @@ async def start_run(
         ask.thread_id,
         lang=ask.lang,
         stream_tokens=stream_tokens,
-        approve_sql=ask.approve_sql,
         resume=decision,
         on_busy=ask.on_busy,
-        clarify=bool(ask.clarify),
+        flags=RunFlags(
+            approve_sql=ask.approve_sql,
+            clarify=bool(ask.clarify),
+            new_thread=ask.is_new_thread and decision is None,
+        ),
         scope=ask.scope,
         actor=ask.actor,
     )

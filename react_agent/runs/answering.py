@@ -15,7 +15,12 @@ from react_agent.graph.run_context import RunContext
 from react_agent.runs.answer_review import AnswerChecker, review_answer
 from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events import RunResult, RunStarted, TokenStreamed
-from react_agent.runs.graph_io import answer_token, graph_input_for, node_finished
+from react_agent.runs.graph_io import (
+    answer_token,
+    graph_input_for,
+    new_thread_snapshot,
+    node_finished,
+)
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.run_scope import scope_of_run
@@ -59,7 +64,10 @@ async def answer_question(
         EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
     )
     async with asyncio.timeout(turn.run_timeout):
-        snapshot = await turn.graph.aget_state(turn.config)
+        if flags.new_thread:
+            snapshot = new_thread_snapshot(turn.config)
+        else:
+            snapshot = await turn.graph.aget_state(turn.config)
         graph_input, tally = graph_input_for(snapshot, question, run.lang)
         scope = scope_of_run(run, snapshot, graph_input)
         if scope.approve_sql:  # the role's approval holds on a resume too

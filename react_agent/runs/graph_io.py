@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, AnyMessage, HumanMessage
-from langgraph.types import Command
+from langgraph.types import Command, StateSnapshot
 
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.pending import close_pending_approval, pending_approval
@@ -15,6 +15,24 @@ from react_agent.graph.state import new_question_state
 from react_agent.runs.events import NodeFinished
 from react_agent.runs.tally import ResultTally
 from react_agent.runs.turn_repair import close_unfinished_turn
+
+
+def new_thread_snapshot(config: dict[str, Any]) -> StateSnapshot:
+    """Return the state of a thread that has no checkpoint, as `graph.aget_state` would.
+
+    For a thread minted for its question (RunFlags.new_thread): reading it would cost a
+    checkpointer statement or trip to learn that it is empty.
+    """
+    return StateSnapshot(
+        values={},
+        next=(),
+        config=config,
+        metadata=None,
+        created_at=None,
+        parent_config=None,
+        tasks=(),
+        interrupts=(),
+    )
 
 
 def graph_input_for(

@@ -6,6 +6,7 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -36,6 +37,9 @@ from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.store.locks import Release, ThreadLocks
 
 logger = logging.getLogger(__name__)
+
+NO_FLAGS = RunFlags()
+"""A run that reads its thread first and stops for nobody."""
 
 
 class AgentRunner:
@@ -85,10 +89,9 @@ class AgentRunner:
         *,
         lang: str | None = None,
         stream_tokens: bool = False,
-        approve_sql: bool = False,
         resume: ApprovalDecision | None = None,
         on_busy: OnBusy = "reject",
-        clarify: bool = False,
+        flags: RunFlags = NO_FLAGS,
         scope: Scope | None = None,
         actor: Actor | None = None,
     ) -> Run:
@@ -98,9 +101,10 @@ class AgentRunner:
         question in the checkpoint, and a resume runs under the stored one. `actor` is who
         asks (kept on the run and in CURRENT_ACTOR for listeners such as the audit).
 
-        With `approve_sql` the run stops before each query for a person's decision; with
-        `clarify` the model may stop it to ask the person (ask_user); with `resume` (and no
-        question) it goes on from such a stop with the person's decision or answer.
+        With `flags.approve_sql` the run stops before each query for a person's decision;
+        with `flags.clarify` the model may stop it to ask the person (ask_user); with
+        `resume` (and no question) it goes on from such a stop with the person's decision
+        or answer. `flags.new_thread` says the thread was minted for this question.
         With `on_busy` enqueue or interrupt, a busy thread does not refuse the question:
         the run starts waiting (its first event is RunWaiting) and answers once it holds
         the thread (after interrupting the running question, for interrupt). A resume
@@ -135,7 +139,8 @@ class AgentRunner:
         if ticket is not None and ticket.waiting:
             self._show_queue_position(run, ticket)
         graph_input = resume if resume is not None else question
-        flags = RunFlags(approve_sql, clarify)
+        if resume is not None:
+            flags = replace(flags, new_thread=False)  # a resume goes on with a stored turn
         # A fresh context: the run must not keep its caller's (an HTTP request's) alive;
         # only the data source the caller chose (a dataset) goes along.
         context = contextvars.Context()

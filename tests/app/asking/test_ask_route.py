@@ -7,8 +7,10 @@ import re
 import pytest
 from pydantic import SecretStr
 
+from app.app_state import agent_service_of
 from config.legacy_messages import legacy_text
 from tests.conftest import SAMPLE_QUESTION
+from tests.support.checkpoint_reads import counted_reads
 from tests.support.live_server import running_service
 from tests.support.scripted_model import answer, call_tool
 
@@ -82,6 +84,22 @@ async def test_conversation_id_continues_the_conversation(service, model):
     assert second["data"]["user_id"] == "li"  # taken from the thread id
     assert second["data"]["react_agent_meta"]["conversation_rounds"] == 2
     assert "first question" in [m.content for m in model.seen[1]]
+
+
+async def test_only_a_named_conversation_is_read_before_its_question_runs(service, model):
+    model.replies = [answer("first answer"), answer("second answer")]
+    saver = agent_service_of(service.app).runner.graph.checkpointer
+    with counted_reads(saver) as new_reads:
+        _, first = await service.ask(question="first question", user_id="li")
+    thread_id = first["data"]["conversation_id"]
+    with counted_reads(saver) as named_reads:
+        _, second = await service.ask(question="second", conversation_id=thread_id)
+
+    # The id minted for the first question had no checkpoint to read: only the graph's
+    # own read as it starts; the named one is read by the runner first (its history).
+    assert new_reads.count(thread_id) == 1
+    assert named_reads.count(thread_id) == 2
+    assert second["data"]["react_agent_meta"]["conversation_rounds"] == 2
 
 
 async def test_conversation_survives_a_restart_of_the_service(settings, model):

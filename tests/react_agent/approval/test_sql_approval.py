@@ -9,7 +9,11 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from react_agent.approval.decisions import ApprovalDecision, tables_read
 from react_agent.errors import ServiceError
+from react_agent.runs.run_flags import RunFlags
 from tests.support.scripted_model import answer, call_tool
+
+APPROVE = RunFlags(approve_sql=True)
+"""Every query of the run waits for a person."""
 
 REGION_SQL = (
     "SELECT r.region_name AS region, COUNT(*) AS stores "
@@ -34,7 +38,7 @@ async def test_a_run_asking_for_approval_stops_before_the_query_with_its_sql_and
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL + ";"), answer("七个地区")]
 
-    run = await service.runner.start("各地区门店数", "ann:1", approve_sql=True)
+    run = await service.runner.start("各地区门店数", "ann:1", flags=APPROVE)
     result = await run.result()
 
     assert result.approval["kind"] == "sql_approval"
@@ -50,7 +54,7 @@ async def test_a_run_asking_for_approval_stops_before_the_query_with_its_sql_and
 async def test_approve_runs_the_query_and_the_model_answers_from_its_rows(sample_service):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("七个地区")]
-    waiting = await (await service.runner.start("q", "ann:2", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:2", flags=APPROVE)).result()
 
     result = await resume(service.runner, "ann:2", decide(waiting, "approve"))
 
@@ -64,7 +68,7 @@ async def test_approve_runs_the_query_and_the_model_answers_from_its_rows(sample
 async def test_edit_runs_the_persons_sql_and_the_history_shows_it(sample_service):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("三个")]
-    waiting = await (await service.runner.start("q", "ann:3", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:3", flags=APPROVE)).result()
     edited = "SELECT region_name FROM regions LIMIT 3"
 
     result = await resume(service.runner, "ann:3", decide(waiting, "edit", sql=edited + ";"))
@@ -79,7 +83,7 @@ async def test_a_refused_edit_is_counted_and_the_same_query_waits_again_with_the
 ):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("ok")]
-    waiting = await (await service.runner.start("q", "ann:4", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:4", flags=APPROVE)).result()
 
     again = await resume(
         service.runner, "ann:4", decide(waiting, "edit", sql="DELETE FROM regions")
@@ -108,7 +112,7 @@ async def test_reject_tells_the_model_which_proposes_another_query_that_waits_ag
         call_tool("run_sql", sql="SELECT COUNT(*) AS n FROM regions"),
         answer("7"),
     ]
-    waiting = await (await service.runner.start("q", "ann:5", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:5", flags=APPROVE)).result()
 
     second = await resume(service.runner, "ann:5", decide(waiting, "reject", comment="只要总数"))
 
@@ -135,7 +139,7 @@ async def test_several_queries_in_one_turn_each_wait_for_their_own_decision(samp
         ),
         answer("done"),
     ]
-    first = await (await service.runner.start("q", "ann:6", approve_sql=True)).result()
+    first = await (await service.runner.start("q", "ann:6", flags=APPROVE)).result()
     assert first.approval["sql"] == "SELECT 1 AS a"
 
     second = await resume(service.runner, "ann:6", decide(first, "reject"))
@@ -152,7 +156,7 @@ async def test_sql_the_guard_refuses_is_refused_as_usual_without_waiting(sample_
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql="DROP TABLE regions"), answer("不能删除")]
 
-    result = await (await service.runner.start("q", "ann:7", approve_sql=True)).result()
+    result = await (await service.runner.start("q", "ann:7", flags=APPROVE)).result()
 
     assert result.approval is None and result.answer == "不能删除"
     assert result.sql_refusal_count == 1
@@ -179,7 +183,7 @@ async def test_resumes_naming_nothing_pending_are_refused_with_409(sample_servic
 
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("ok")]
     model.seen.clear()
-    waiting = await (await service.runner.start("q", "ann:10", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:10", flags=APPROVE)).result()
     with pytest.raises(ServiceError) as stale:
         await service.runner.start("", "ann:10", resume=ApprovalDecision("old", "approve"))
     assert stale.value.status == 409 and stale.value.error_type == "STALE_INTERRUPT"
@@ -190,7 +194,7 @@ async def test_resumes_naming_nothing_pending_are_refused_with_409(sample_servic
 async def test_two_resumes_of_one_interrupt_run_it_once(sample_service):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("ok")]
-    waiting = await (await service.runner.start("q", "ann:11", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:11", flags=APPROVE)).result()
     decision = decide(waiting, "approve")
 
     outcomes = await asyncio.gather(
@@ -210,7 +214,7 @@ async def test_a_new_question_on_a_waiting_thread_rejects_the_sql_and_answers_it
 ):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("新问题的回答")]
-    await (await service.runner.start("q", "ann:12", approve_sql=True)).result()
+    await (await service.runner.start("q", "ann:12", flags=APPROVE)).result()
 
     result = await service.runner.ask("换个问题", "ann:12")
 
@@ -233,7 +237,7 @@ async def test_an_answer_that_is_no_decision_rejects_the_query_rather_than_run_i
 ):
     service, model = sample_service
     model.replies = [call_tool("run_sql", sql=REGION_SQL), answer("没有执行")]
-    waiting = await (await service.runner.start("q", "ann:13", approve_sql=True)).result()
+    waiting = await (await service.runner.start("q", "ann:13", flags=APPROVE)).result()
 
     result = await resume(service.runner, "ann:13", decide(waiting, "maybe"))
 

@@ -9,6 +9,7 @@ from react_agent.approval.decisions import ApprovalDecision
 from react_agent.graph.node_names import GRAPH_NODES
 from react_agent.results.answer_repair import REPAIR_MARKER
 from react_agent.runs.events import NodeFinished
+from react_agent.runs.run_flags import RunFlags
 from tests.react_agent.subagents.test_delegate import (
     QUESTION,
     SALES_SQL,
@@ -121,9 +122,7 @@ async def test_the_repair_turn_may_query_again_and_its_rows_support_the_new_answ
 
     assert result.answer == RIGHT
     assert result.answer_check["unsupported"] == [] and result.answer_check["repaired"] is True
-    assert result.answer_check["before"] == [
-        {"text": "90万", "reason": "NUMBER_NOT_IN_RESULTS"}
-    ]
+    assert result.answer_check["before"] == [{"text": "90万", "reason": "NUMBER_NOT_IN_RESULTS"}]
     assert result.sql_execution_count == 1 and len(model.seen) == 3
 
 
@@ -138,7 +137,7 @@ async def test_a_repair_turn_query_under_approval_pauses_and_the_resume_reports_
         ]
     )
     async with open_service(model, answer_check="repair") as service:
-        run = await service.runner.start("华东销售额", "rita:5", approve_sql=True)
+        run = await service.runner.start("华东销售额", "rita:5", flags=RunFlags(approve_sql=True))
         waiting = await run.result()
         decision = ApprovalDecision(waiting.approval["interrupt_id"], "approve")
         result = await (await service.runner.start("", "rita:5", resume=decision)).result()

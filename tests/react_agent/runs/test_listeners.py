@@ -17,6 +17,7 @@ from react_agent.runs.listeners import (
     RunListeners,
 )
 from react_agent.runs.run import Run
+from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.tool_events import ToolCalled, ToolReturned
 from tests.react_agent.subagents.test_delegate import (
     QUESTION,
@@ -161,7 +162,9 @@ async def test_a_query_a_person_rejects_at_approval_is_reported_rejected(open_se
     recorder = Recorder()
     async with open_service(model) as service:
         service.runner.listeners.add(recorder)
-        waiting = await (await service.runner.start("q", "ann:l4", approve_sql=True)).result()
+        waiting = await (
+            await service.runner.start("q", "ann:l4", flags=RunFlags(approve_sql=True))
+        ).result()
         decision = ApprovalDecision(
             waiting.approval["interrupt_id"], "reject", comment="not this table"
         )
