@@ -181,13 +181,8 @@ class PostgresRunEvents:
         """Mark the run ended (after its last event), then free its liveness claim."""
         try:
             await self.local.finish(run_id)
-            # Notified always: a follower elsewhere may have come too late to be heard of.
-            await self.tables.execute(
-                "WITH ended AS (UPDATE runs SET status = 'finished', updated_at = now()"
-                " WHERE run_id = %s AND status = 'running')"
-                f" SELECT pg_notify('{EVENTS_CHANNEL}', %s)",
-                (run_id, run_id),
-            )
+            # Notified always, in a batch of events under load (store/postgres/batches).
+            await self.batches.end(run_id)
         finally:
             self._notified.discard(run_id)
             release = self._alive.pop(run_id, None)

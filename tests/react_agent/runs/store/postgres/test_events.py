@@ -148,6 +148,37 @@ async def test_events_of_many_runs_that_come_together_are_stored_in_few_statemen
         assert replayed == [(1, payloads[run_id])]
 
 
+async def test_runs_that_end_together_share_statements_and_end_for_every_follower(two_stores):
+    owner, other = two_stores
+    other.start()
+    runs = [f"end{n}" for n in range(100)]
+    for run_id in runs:
+        await owner.open_run(RunRecord(run_id, THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+        await owner.append(run_id, 1, {"run": run_id})
+    seen = {run_id: asyncio.Event() for run_id in runs[:5]}
+
+    async def follow(run_id: str) -> list[int]:
+        received = []
+        async for seq, _ in other.follow(run_id, 0, idle_timeout=60, on_abandoned=closing_events):
+            received.append(seq)
+            seen[run_id].set()
+        return received
+
+    followers = [asyncio.create_task(follow(run_id)) for run_id in seen]
+    for arrived in seen.values():
+        await arrived.wait()  # each follows from another process before its run ends
+    before = owner.batches.statements
+
+    await asyncio.gather(*(owner.finish(run_id) for run_id in runs))
+
+    # The hundred ends went in the event batches' statements, a few for all of them.
+    assert 1 <= owner.batches.statements - before <= MAX_WRITES_IN_FLIGHT
+    assert {(await other.record(run_id)).status for run_id in runs} == {FINISHED}
+    assert await asyncio.wait_for(asyncio.gather(*followers), 30) == [[1]] * len(followers)
+    for run_id in runs:  # every liveness claim freed with its end
+        assert await other.locks.is_running(liveness_key(run_id)) is False
+
+
 async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two_stores):
     owner, other = two_stores
     runs = [f"good{n}" for n in range(5)]
