@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.group_writes import settle
 
 logger = logging.getLogger(__name__)
 
@@ -184,17 +185,10 @@ class CheckpointBatches:
                 for write in batch:
                     await self._write_batch([write])
                 return
-            _settle(batch, exc)
+            settle(_futures(batch), exc)
         else:
-            _settle(batch, None)
+            settle(_futures(batch), None)
 
 
-def _settle(batch: list[CheckpointWrite], error: Exception | None) -> None:
-    for write in batch:
-        assert write.stored is not None
-        if write.stored.done():
-            continue  # its caller stopped waiting (cancelled): the rows are stored anyway
-        if error is None:
-            write.stored.set_result(None)
-        else:
-            write.stored.set_exception(error)
+def _futures(batch: list[CheckpointWrite]) -> list[asyncio.Future[None]]:
+    return [write.stored for write in batch if write.stored is not None]

@@ -31,6 +31,8 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from react_agent.group_writes import settle
+
 _PUT_CHECKPOINT = (
     "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
     "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -127,13 +129,13 @@ class SqliteCheckpointSaver(AsyncSqliteSaver):
                 for write in group:
                     await self._trip([write])
                 return
-            _settle(group, exc)
+            settle((done for _, _, done in group), exc)
         except BaseException:
             for _, _, done in group:
                 done.cancel()
             raise
         else:
-            _settle(group, None)
+            settle((done for _, _, done in group), None)
 
     async def aput(
         self,
@@ -193,13 +195,3 @@ class SqliteCheckpointSaver(AsyncSqliteSaver):
             for idx, (channel, value) in enumerate(writes)
         ]
         await self._write(query, rows)
-
-
-def _settle(group: list[_Write], error: Exception | None) -> None:
-    for _, _, done in group:
-        if done.done():
-            continue  # its caller stopped waiting: the rows are stored anyway
-        if error is None:
-            done.set_result(None)
-        else:
-            done.set_exception(error)

@@ -8,6 +8,7 @@ import logging
 from dataclasses import dataclass
 
 from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.group_writes import settle
 from react_agent.runs.store.events import FINISHED, RUNNING, Payload
 from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
 from react_agent.runs.store.postgres.tables import RunTables
@@ -134,9 +135,9 @@ class EventBatches:
                 for event in batch:
                     await self._write_batch([event])
                 return
-            _settle(batch, exc)
+            settle((event.stored for event in batch), exc)
         else:
-            _settle(batch, None)
+            settle((event.stored for event in batch), None)
 
     async def _write(self, batch: list[_Event]) -> None:
         self.statements += 1
@@ -157,13 +158,3 @@ class EventBatches:
 
 def _future() -> asyncio.Future[None]:
     return asyncio.get_running_loop().create_future()
-
-
-def _settle(batch: list[_Event], error: Exception | None) -> None:
-    for event in batch:
-        if event.stored.done():
-            continue  # its caller stopped waiting (cancelled): the event is stored anyway
-        if error is None:
-            event.stored.set_result(None)
-        else:
-            event.stored.set_exception(error)
