@@ -75,6 +75,7 @@ class EventBatches:
         """Statements written so far (fewer than the events, under load)."""
         self._pending: list[_Event] = []
         self._writers: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     async def store(
         self, run_id: str, seq: int, thread_id: str, payload: Payload, *, notify: bool
@@ -100,15 +101,28 @@ class EventBatches:
         await self._queue(_Event(run_id, 0, "", None, True, _future()))
 
     async def _queue(self, event: _Event) -> None:
-        self._pending.append(event)
-        if len(self._writers) < self.max_in_flight:
+        if self._closed:
+            event.stored.cancel()  # as the events still waiting when it closed
+        else:
+            self._pending.append(event)
+            self._start_writer()
+        await event.stored
+
+    def _start_writer(self) -> None:
+        if len(self._writers) < self.max_in_flight and self._pending and not self._closed:
             writer = asyncio.create_task(self._write_pending(), name="run-event-batches")
             self._writers.add(writer)
-            writer.add_done_callback(self._writers.discard)
-        await event.stored
+            writer.add_done_callback(self._writer_done)
+
+    def _writer_done(self, writer: asyncio.Task[None]) -> None:
+        # A writer that found nothing left ends, but is counted until this runs: an event
+        # queued meanwhile (its caller woken before this) would otherwise wait for good.
+        self._writers.discard(writer)
+        self._start_writer()
 
     async def aclose(self) -> None:
         """Stop writing; the events still waiting are cancelled."""
+        self._closed = True
         for writer in list(self._writers):
             writer.cancel()
         await asyncio.gather(*self._writers, return_exceptions=True)

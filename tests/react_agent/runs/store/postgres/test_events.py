@@ -9,7 +9,7 @@ import pytest
 
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import FINISHED, RunRecord
-from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT
+from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT, EventBatches
 from react_agent.runs.store.postgres.events import liveness_key
 from react_agent.runs.store.postgres.schema import MIGRATIONS
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
@@ -177,6 +177,23 @@ async def test_runs_that_end_together_share_statements_and_end_for_every_followe
     assert await asyncio.wait_for(asyncio.gather(*followers), 30) == [[1]] * len(followers)
     for run_id in runs:  # every liveness claim freed with its end
         assert await other.locks.is_running(liveness_key(run_id)) is False
+
+
+async def test_an_event_queued_as_the_last_writer_ends_is_still_written(two_stores):
+    owner, other = two_stores
+    await owner.open_run(RunRecord("one", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    # One writer at most: each store's caller is woken before its writer is done with,
+    # so the next event comes while that writer still counts as under way.
+    batches = EventBatches(owner.tables, max_in_flight=1)
+
+    async with asyncio.timeout(30):  # awaited in this task: no hop through another one
+        for seq in (1, 2, 3):
+            await batches.store("one", seq, THREAD, {"n": seq}, notify=False)
+        await batches.end("one")
+
+    assert (await other.tables.read_after("one", 0))[1] == [(n, {"n": n}) for n in (1, 2, 3)]
+    assert (await other.record("one")).status == FINISHED
+    await batches.aclose()
 
 
 async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two_stores):
