@@ -57,8 +57,8 @@ class EventBatches:
     """Stores run events, each acknowledged once it is in PostgreSQL.
 
     A run's events come one at a time (each stored before the next is sent), so a batch
-    holds at most one event per run and a run's events are stored in order; its end comes
-    after its last event is stored, in that event's batch or a later one. A batch that
+    holds at most one event per run and a run's events are stored in order; its end is
+    queued once its last event is stored, so it goes in a later batch. A batch that
     PostgreSQL refuses for a reason other than a lost connection is written again one
     event at a time, so one bad event costs the others nothing.
 
