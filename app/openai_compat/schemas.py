@@ -43,7 +43,7 @@ class ChatCompletionRequest(_Open):
         default=None, description="Only `none` or `auto` (client-defined tools are refused)."
     )
     response_format: dict[str, Any] | None = Field(
-        default=None, description="Only `{\"type\": \"text\"}`: the answer is Markdown text."
+        default=None, description='Only `{"type": "text"}`: the answer is Markdown text.'
     )
 
 

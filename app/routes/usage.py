@@ -19,6 +19,7 @@ from react_agent.quotas.gate import QuotaLimits, usage_data
 
 blueprint = Blueprint("usage", __name__)
 
+
 @blueprint.get("/api/v0/usage")
 @validate_querystring(UsageQuery)
 @document_response(UsageEnvelope, 200)

@@ -42,7 +42,10 @@ async def measure(concurrency: int, out: Path | None) -> dict:
         )
         started = time.perf_counter()
         report = await evaluate_in_process(
-            questions, settings, model=model, concurrency=concurrency,
+            questions,
+            settings,
+            model=model,
+            concurrency=concurrency,
             meta={"golden_set": "react_agent/eval/golden/sample.jsonl"},
         )
         seconds = time.perf_counter() - started

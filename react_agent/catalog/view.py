@@ -44,9 +44,7 @@ class ScopedReadable:
 
     def can_read(self, table: str) -> bool:
         """Whether both the allow list and the scope let the caller read `table`."""
-        return self.allowed.can_read(table) and (
-            self.scope is None or self.scope.can_read(table)
-        )
+        return self.allowed.can_read(table) and (self.scope is None or self.scope.can_read(table))
 
     def readable_columns(self, table: str, columns: Sequence[str]) -> list[str]:
         """Return the columns of `table` the scope lets the caller read."""

@@ -41,10 +41,19 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--api-key", help="the service's API key (with --url)")
     parser.add_argument("--concurrency", type=int, default=4, help="questions at once (4)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per question")
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
-                        help="compare two reports (files or directories), regressions first")
-    parser.add_argument("--from-memory", type=Path, metavar="OUT",
-                        help="write a golden set built from the memory's verified examples")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("A", "B"),
+        help="compare two reports (files or directories), regressions first",
+    )
+    parser.add_argument(
+        "--from-memory",
+        type=Path,
+        metavar="OUT",
+        help="write a golden set built from the memory's verified examples",
+    )
     return parser.parse_args(argv)
 
 

@@ -24,9 +24,7 @@ def compare_reports(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
         "accuracy_after": after["accuracy"],
         "regressions": [line(i) for i in common if old[i]["passed"] and not new[i]["passed"]],
         "fixes": [line(i) for i in common if not old[i]["passed"] and new[i]["passed"]],
-        "still_failing": [
-            line(i) for i in common if not old[i]["passed"] and not new[i]["passed"]
-        ],
+        "still_failing": [line(i) for i in common if not old[i]["passed"] and not new[i]["passed"]],
         "only_before": sorted(set(old) - set(new)),
         "only_after": sorted(set(new) - set(old)),
     }
@@ -46,8 +44,9 @@ def render_comparison(comparison: dict[str, Any]) -> str:
     ):
         entries = comparison[key]
         lines.append(f"## {title} ({len(entries)})")
-        lines += [f"- {e['id']}: {e['before']} → {e['after']} {e['detail']}".rstrip()
-                  for e in entries] or ["None."]
+        lines += [
+            f"- {e['id']}: {e['before']} → {e['after']} {e['detail']}".rstrip() for e in entries
+        ] or ["None."]
         lines.append("")
     for title, key in (("Only in the first", "only_before"), ("Only in the second", "only_after")):
         if comparison[key]:

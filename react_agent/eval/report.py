@@ -21,8 +21,11 @@ def _grouped(questions: Sequence[dict[str, Any]], keys: Iterable[str]) -> dict[s
     for question, key in zip(questions, keys, strict=True):
         groups[key].append(question)
     return {
-        key: {"total": len(group), "passed": sum(q["passed"] for q in group),
-              "accuracy": _accuracy(group)}
+        key: {
+            "total": len(group),
+            "passed": sum(q["passed"] for q in group),
+            "accuracy": _accuracy(group),
+        }
         for key, group in sorted(groups.items())
     }
 
@@ -40,8 +43,10 @@ def build_report(outcomes: Sequence[QuestionOutcome], meta: dict[str, Any]) -> d
         "total": len(questions),
         "passed": sum(q["passed"] for q in questions),
         "reasons": dict(Counter(q["reason"] for q in questions if not q["passed"])),
-        "by_tag": {tag: _grouped(group, ["all"] * len(group))["all"]
-                   for tag, group in sorted(by_tag.items())},
+        "by_tag": {
+            tag: _grouped(group, ["all"] * len(group))["all"]
+            for tag, group in sorted(by_tag.items())
+        },
         "by_difficulty": _grouped(questions, [q["difficulty"] for q in questions]),
         "cost_per_question": {
             "model_calls": round(sum(q["model_calls"] for q in questions) / count, 2),
@@ -59,8 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     """Return report.md: the summary, the breakdowns, then every failure with its reason."""
     cost = report["cost_per_question"]
     lines = [
-        f"# Evaluation: {report['passed']}/{report['total']} passed "
-        f"({report['accuracy']:.1%})",
+        f"# Evaluation: {report['passed']}/{report['total']} passed ({report['accuracy']:.1%})",
         "",
         f"Set: `{report['meta'].get('golden_set', '?')}` · agent: "
         f"{report['meta'].get('agent', '?')} · model: {report['meta'].get('model', '?')}",
@@ -75,8 +79,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     for kind in ("by_difficulty", "by_tag"):
         for key, group in report[kind].items():
             label = f"{kind[3:]}: {key}"
-            lines.append(f"| {label} | {group['passed']}/{group['total']} | "
-                         f"{group['accuracy']:.0%} |")
+            lines.append(
+                f"| {label} | {group['passed']}/{group['total']} | {group['accuracy']:.0%} |"
+            )
     failures = [q for q in report["questions"] if not q["passed"]]
     lines += ["", f"## Failures ({len(failures)})", ""]
     if failures:

@@ -60,9 +60,7 @@ class Scorer:
     async def score(self, question: GoldenQuestion, answer: AgentAnswer) -> scoring.Verdict:
         """Return the verdict on one answer."""
         if answer.error_type is not None:
-            reason = (
-                scoring.TIMEOUT if answer.error_type in TIMEOUT_ERRORS else scoring.AGENT_ERROR
-            )
+            reason = scoring.TIMEOUT if answer.error_type in TIMEOUT_ERRORS else scoring.AGENT_ERROR
             return scoring.Verdict(reason, f"{answer.error_type}: {answer.error}")
         if not answer.sql:
             return _without_sql(answer)

@@ -50,8 +50,10 @@ async def evaluate_in_process(
             timeout=timeout,
             on_done=on_done,
         )
-    described = {"agent": "in-process", "model": settings.llm_model if model is None else
-                 type(model).__name__}
+    described = {
+        "agent": "in-process",
+        "model": settings.llm_model if model is None else type(model).__name__,
+    }
     return build_report(outcomes, {**described, **(meta or {})})
 
 

@@ -153,7 +153,6 @@ class AgentNodes:
         self.report_model_call(model or self.model_name, "ok", time.perf_counter() - started, usage)
         return response
 
-
     async def _schema_for_question(self, state: AgentState) -> str:
         """Return the schema section for the current question; a failure leaves it out."""
         if self.schema is None:

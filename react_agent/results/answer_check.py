@@ -39,8 +39,16 @@ _DATE = re.compile(
     r"(?P<y>(?:19|20)\d{2})(?:-|/|年)(?P<m>\d{1,2})(?:(?:-|/|月)(?P<d>\d{1,2})日?|月)?"
 )
 _SCALES = {
-    None: 1.0, "千": 1e3, "k": 1e3, "K": 1e3, "thousand": 1e3, "万": 1e4, "million": 1e6, "亿": 1e8,
-    "billion": 1e9, "万亿": 1e12,
+    None: 1.0,
+    "千": 1e3,
+    "k": 1e3,
+    "K": 1e3,
+    "thousand": 1e3,
+    "万": 1e4,
+    "million": 1e6,
+    "亿": 1e8,
+    "billion": 1e9,
+    "万亿": 1e12,
 }
 
 
@@ -142,8 +150,10 @@ def _claims(text: str, context: str) -> list[_Claim]:
     """Return the numbers the answer states that are not in the question or SQL."""
     context_numbers = {m.group("digits").replace(",", "") for m in _NUMBER.finditer(context)}
     # A list marker ("1. ", "2、") ends where its number does, just before the punctuation.
-    markers = {m.group(0).rstrip()[:-1].lstrip() and m.start() + len(m.group(0).rstrip()) - 1
-               for m in _LIST_MARKER.finditer(text)}
+    markers = {
+        m.group(0).rstrip()[:-1].lstrip() and m.start() + len(m.group(0).rstrip()) - 1
+        for m in _LIST_MARKER.finditer(text)
+    }
     claims = []
     for match in _NUMBER.finditer(text):
         digits = match.group("digits").replace(",", "").replace("，", "")

@@ -57,9 +57,7 @@ async def check_readiness(
         return report, None
     first = {"agent": agent_problem}.get(down[0]) or problems.get(down[0]) or _not_open(down[0])
     # Always 503, whatever the part's own status: this process cannot answer now.
-    return report, ServiceError(
-        503, first.error_type, first.detail, can_retry=True, **first.params
-    )
+    return report, ServiceError(503, first.error_type, first.detail, can_retry=True, **first.params)
 
 
 async def _memory_problem(service: AgentService, timeout: float) -> ServiceError | None:

@@ -76,9 +76,7 @@ class GoldenScriptModel(BaseChatModel):
 
     def _hangs(self, messages: list[BaseMessage]) -> bool:
         turn = next(_text(m) for m in reversed(messages) if isinstance(m, HumanMessage))
-        return any(
-            q.question == turn and self.mistakes.get(q.id) == HANG for q in self.questions
-        )
+        return any(q.question == turn and self.mistakes.get(q.id) == HANG for q in self.questions)
 
     def _generate(
         self,

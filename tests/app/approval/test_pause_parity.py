@@ -87,9 +87,7 @@ async def via_sync(service, action: str) -> str:
     if action == "abandon":
         status, body = await service.ask(question=NEW_QUESTION, thread_id="lin:parity")
     else:
-        status, body = await service.ask(
-            thread_id="lin:parity", resume=resume_body(action, pause)
-        )
+        status, body = await service.ask(thread_id="lin:parity", resume=resume_body(action, pause))
     assert status == 200, body
     return body["data"]["response"]
 
@@ -110,9 +108,7 @@ async def via_stream(service, action: str) -> str:
 
 
 async def via_openai(service, action: str) -> str:
-    client = openai.AsyncOpenAI(
-        base_url=f"{service.base_url}/v1", api_key="unused", max_retries=0
-    )
+    client = openai.AsyncOpenAI(base_url=f"{service.base_url}/v1", api_key="unused", max_retries=0)
     first = await client.chat.completions.create(
         model="sql-react-agent", messages=[{"role": "user", "content": QUESTION}]
     )

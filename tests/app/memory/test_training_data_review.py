@@ -21,15 +21,21 @@ async def test_feedback_proposes_an_admin_verifies_or_rejects(memory_service):
     _, added = await post(
         memory_service,
         "/api/v0/qa_feedback/add",
-        {"question": "门店有多少家", "sql": "SELECT COUNT(*) AS n FROM stores",
-         "is_thumb_up": True, "user_id": "wang1"},
+        {
+            "question": "门店有多少家",
+            "sql": "SELECT COUNT(*) AS n FROM stores",
+            "is_thumb_up": True,
+            "user_id": "wang1",
+        },
     )
     await post(
-        memory_service, "/api/v0/qa_feedback/add_to_training",
+        memory_service,
+        "/api/v0/qa_feedback/add_to_training",
         {"feedback_ids": [added["data"]["feedback_id"]]},
     )
     await post(
-        memory_service, "/api/v0/training_data/create",
+        memory_service,
+        "/api/v0/training_data/create",
         {"data": {"training_data_type": "documentation", "content": "GMV excludes refunds"}},
     )
     found = {r["training_data_type"]: r for r in await records(memory_service)}
@@ -37,9 +43,7 @@ async def test_feedback_proposes_an_admin_verifies_or_rejects(memory_service):
     proposal = found["sql"]
     assert proposal["status"] == "proposed"
     assert proposal["check_result"]["rows"] == [{"n": 32}]
-    assert [r["id"] for r in await records(memory_service, status="proposed")] == [
-        proposal["id"]
-    ]
+    assert [r["id"] for r in await records(memory_service, status="proposed")] == [proposal["id"]]
 
     status, body = await post(
         memory_service, "/api/v0/training_data/update", {"id": proposal["id"], "status": "verified"}
@@ -49,7 +53,9 @@ async def test_feedback_proposes_an_admin_verifies_or_rejects(memory_service):
         memory_service, "/api/v0/training_data/update", {"id": proposal["id"], "status": "rejected"}
     )
     assert body["data"] == {
-        "updated_id": proposal["id"], "training_data_type": "error_sql", "status": "rejected"
+        "updated_id": proposal["id"],
+        "training_data_type": "error_sql",
+        "status": "rejected",
     }
     stats = (await memory_service.http.get("/api/v0/training_data/stats")).json()["data"]
     assert stats["status_breakdown"] == {"proposed": 0, "verified": 1, "rejected": 1}
@@ -57,7 +63,8 @@ async def test_feedback_proposes_an_admin_verifies_or_rejects(memory_service):
 
 async def test_bad_reviews_are_refused(memory_service):
     _, created = await post(
-        memory_service, "/api/v0/training_data/create",
+        memory_service,
+        "/api/v0/training_data/create",
         {"data": {"training_data_type": "documentation", "content": "a note"}},
     )
     item_id = created["data"]["training_id"]

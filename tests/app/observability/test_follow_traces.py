@@ -73,8 +73,10 @@ async def test_a_stream_resumed_on_the_other_worker_links_to_the_owners_trace(
 
         # Each worker exports every 50 ms; the run's span once the run has ended.
         assert await eventually(
-            lambda: len(follows()) == 1
-            and len(named(owner_spans(), "invoke_agent sql_react_agent")) == 1,
+            lambda: (
+                len(follows()) == 1
+                and len(named(owner_spans(), "invoke_agent sql_react_agent")) == 1
+            ),
             timeout=15,
         ), [span.name for span in receiver.spans]
 

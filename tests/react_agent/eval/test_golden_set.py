@@ -48,7 +48,7 @@ def test_a_set_round_trips_through_its_jsonl(tmp_path: Path):
         ('{"id": "a", "question": "q"}', "gold_sql"),
         ('{"id": "a", "turns": [], "gold_sql": "SELECT 1"}', "turns"),
         ('{"id": "a", "question": "q", "gold_sql": "SELECT 1", "facts": "x"}', "facts"),
-        ('[1, 2]', "object"),
+        ("[1, 2]", "object"),
     ],
 )
 def test_a_bad_line_is_refused_with_its_line_number(tmp_path: Path, line: str, problem: str):

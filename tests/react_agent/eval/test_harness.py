@@ -17,10 +17,14 @@ from tests.support.live_server import running_service
 
 # The wrong answers the model gives, and the reason the report must give for each.
 MISTAKES = {
-    "q06-en": ("SELECT product_name, unit_price FROM products ORDER BY unit_price DESC LIMIT 3",
-               "MISSING_ROWS"),
-    "q11-en": ("SELECT store_name, opened_on FROM stores WHERE opened_on >= '2023-01-01'",
-               "EXTRA_ROWS"),
+    "q06-en": (
+        "SELECT product_name, unit_price FROM products ORDER BY unit_price DESC LIMIT 3",
+        "MISSING_ROWS",
+    ),
+    "q11-en": (
+        "SELECT store_name, opened_on FROM stores WHERE opened_on >= '2023-01-01'",
+        "EXTRA_ROWS",
+    ),
     "q09-zh": ("SELECT COUNT(*) FROM customers WHERE gender = '男'", "WRONG_VALUES"),
     "q17-zh": (
         "SELECT s.store_name, ROUND(SUM(o.total_amount), 2) AS revenue FROM orders o "
@@ -38,10 +42,15 @@ MISTAKES = {
     "q04-zh": ("DELETE FROM orders", "REFUSED"),
     "q12-zh": ("SELECT no_such_column FROM products", "SQL_ERROR"),
     "q05-en": ({"answer": "There are four levels."}, "NO_SQL"),
-    "q01-en": ({"sql": "SELECT COUNT(*) AS n FROM stores", "answer": "A few stores."},
-               "FACT_MISSING"),
-    "t02-zh": ("SELECT COUNT(*) FROM orders WHERE order_date >= '2024-01-01' "
-               "AND order_date < '2025-01-01'", "WRONG_VALUES"),
+    "q01-en": (
+        {"sql": "SELECT COUNT(*) AS n FROM stores", "answer": "A few stores."},
+        "FACT_MISSING",
+    ),
+    "t02-zh": (
+        "SELECT COUNT(*) FROM orders WHERE order_date >= '2024-01-01' "
+        "AND order_date < '2025-01-01'",
+        "WRONG_VALUES",
+    ),
     "q40-zh": (HANG, "TIMEOUT"),
 }
 
@@ -54,8 +63,11 @@ async def test_the_report_names_exactly_the_wrong_answers_with_their_reasons(
         questions=questions, mistakes={key: sql for key, (sql, _) in MISTAKES.items()}
     )
     report = await evaluate_in_process(
-        questions, settings.model_copy(update={"memory": False}), model=model,
-        concurrency=8, timeout=8.0,
+        questions,
+        settings.model_copy(update={"memory": False}),
+        model=model,
+        concurrency=8,
+        timeout=8.0,
     )
     failed = {q["id"]: q["reason"] for q in report["questions"] if not q["passed"]}
     expected = {key: reason for key, (_, reason) in MISTAKES.items() if reason}
@@ -74,8 +86,15 @@ async def test_the_report_names_exactly_the_wrong_answers_with_their_reasons(
     written = json.loads(paths[0].read_text("utf-8"))
     assert written["accuracy"] == report["accuracy"]
     assert set(written["questions"][0]) >= {
-        "id", "passed", "reason", "sql", "model_calls", "prompt_tokens",
-        "completion_tokens", "seconds", "sql_count",
+        "id",
+        "passed",
+        "reason",
+        "sql",
+        "model_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "seconds",
+        "sql_count",
     }
     markdown = paths[1].read_text("utf-8")
     assert all(f"| {key} | {reason} |" in markdown for key, reason in expected.items())
@@ -100,17 +119,27 @@ def test_compare_lists_regressions_first_and_fails_on_them(tmp_path: Path, capsy
     assert main(["--compare", str(tmp_path / "b.json"), str(tmp_path / "b.json")]) == 0
 
 
-async def test_a_running_service_is_evaluated_over_http(
-    settings: Settings, tmp_path: Path
-):
-    questions = [q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in {
-        "q02-zh", "q16-en", "q06-en", "t01-zh",
-    }]
+async def test_a_running_service_is_evaluated_over_http(settings: Settings, tmp_path: Path):
+    questions = [
+        q
+        for q in read_golden_set(SAMPLE_GOLDEN_SET)
+        if q.id
+        in {
+            "q02-zh",
+            "q16-en",
+            "q06-en",
+            "t01-zh",
+        }
+    ]
     model = GoldenScriptModel(questions=questions, mistakes={"q06-en": MISTAKES["q06-en"][0]})
     guarded = settings.model_copy(update={"api_keys": SecretStr("eval-key")})
     async with running_service(guarded, model=model) as service:
         report = await evaluate_over_http(
-            questions, settings, url=service.base_url, api_key="eval-key", concurrency=2,
+            questions,
+            settings,
+            url=service.base_url,
+            api_key="eval-key",
+            concurrency=2,
             timeout=20.0,
         )
         refused = await evaluate_over_http(
@@ -120,7 +149,10 @@ async def test_a_running_service_is_evaluated_over_http(
     assert refused["questions"][0]["detail"].startswith("UNAUTHORIZED")
     assert report["meta"]["agent"] == service.base_url
     assert {q["id"]: q["reason"] for q in report["questions"]} == {
-        "q02-zh": "PASSED", "q16-en": "PASSED", "q06-en": "MISSING_ROWS", "t01-zh": "PASSED",
+        "q02-zh": "PASSED",
+        "q16-en": "PASSED",
+        "q06-en": "MISSING_ROWS",
+        "t01-zh": "PASSED",
     }
     assert report["accuracy"] == 0.75
     by_id = {q["id"]: q for q in report["questions"]}

@@ -63,8 +63,11 @@ def test_numbers_of_the_question_list_markers_and_names_are_not_claims():
 
 
 def test_dates_must_be_in_a_cell_or_the_question():
-    months = {"columns": ["month", "n"], "rows": [{"month": "2024-10", "n": 9}],
-              "total_row_count": 1}
+    months = {
+        "columns": ["month", "n"],
+        "rows": [{"month": "2024-10", "n": 9}],
+        "total_row_count": 1,
+    }
     assert check_answer("2024年10月最多，9单", [months])["unsupported"] == []
     check = check_answer("2024年11月最多", [months])
     assert check["unsupported"] == [{"text": "2024年11月", "reason": "DATE_NOT_IN_RESULTS"}]
@@ -77,8 +80,11 @@ def test_an_answer_without_figures_checks_nothing():
 def test_the_note_names_unsupported_figures_only():
     assert unsupported_note({"checked": 1, "supported": 1, "unsupported": []}) is None
     note = unsupported_note(
-        {"checked": 1, "supported": 0,
-         "unsupported": [{"text": "79.5万", "reason": "NUMBER_NOT_IN_RESULTS"}]}
+        {
+            "checked": 1,
+            "supported": 0,
+            "unsupported": [{"text": "79.5万", "reason": "NUMBER_NOT_IN_RESULTS"}],
+        }
     )
     assert note is not None and "79.5万" in note
 
@@ -95,17 +101,25 @@ def test_odd_results_do_not_break_the_check():
 
 def test_a_numeric_sent_as_text_is_a_figure():
     # PostgreSQL's AVG(numeric) has more digits than a float holds: it arrives as text.
-    averages = {"columns": ["level", "avg"], "total_row_count": 2, "rows": [
-        {"level": "金卡", "avg": "750.1123456789012345678"},
-        {"level": "普通", "avg": "734.1598765432109876543"},
-    ]}
+    averages = {
+        "columns": ["level", "avg"],
+        "total_row_count": 2,
+        "rows": [
+            {"level": "金卡", "avg": "750.1123456789012345678"},
+            {"level": "普通", "avg": "734.1598765432109876543"},
+        ],
+    }
     assert check_answer("金卡平均750.11元，普通734.16元", [averages])["unsupported"] == []
 
 
 def test_a_masked_values_token_is_no_figure():
     # The model sees sensitive values as tokens (access/masking) and may repeat them.
-    salaries = {"columns": ["name", "salary"], "total_row_count": 1, "rows": [
-        {"name": "张三", "salary": 52000},
-    ]}
+    salaries = {
+        "columns": ["name", "salary"],
+        "total_row_count": 1,
+        "rows": [
+            {"name": "张三", "salary": 52000},
+        ],
+    }
     check = check_answer("张三的工资是‹salary#3486›，共1人。", [salaries])
     assert check["unsupported"] == [] and check["checked"] == 2  # 张三 and the row count
