@@ -16,6 +16,11 @@ class QueryFailed(Exception):
     """The database refused or aborted a query; the message is for the model to read."""
 
 
+def statement_timed_out(timeout: float) -> QueryFailed:
+    """Return the failure of a query stopped by its statement timeout (every database's)."""
+    return QueryFailed(f"query stopped: it ran longer than the {timeout:g} s statement timeout")
+
+
 @dataclass(frozen=True)
 class TableInfo:
     """A table's name, its columns as (name, type), its row count and its comment."""

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
-from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.duckdb_catalog import introspect_duckdb
 from react_agent.databases.file_tables import LoadedTable, load_files
@@ -274,9 +274,7 @@ async def _interruptible(
         raise
     except duckdb.InterruptException as exc:
         if timed_out:
-            raise QueryFailed(
-                f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-            ) from exc
+            raise statement_timed_out(timeout) from exc
         raise QueryFailed("query cancelled") from exc
     except duckdb.Error as exc:
         raise QueryFailed(str(exc).strip().splitlines()[0]) from exc

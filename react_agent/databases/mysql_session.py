@@ -9,7 +9,7 @@ from typing import Any
 
 import asyncmy
 
-from react_agent.databases.base import QueryFailed
+from react_agent.databases.base import QueryFailed, statement_timed_out
 from react_agent.databases.mysql_connection import (
     bindable,
     kill_query,
@@ -84,9 +84,7 @@ async def batch_time(timeout: float) -> AsyncIterator[None]:
         async with asyncio.timeout(timeout):
             yield
     except TimeoutError as exc:
-        raise QueryFailed(
-            f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-        ) from exc
+        raise statement_timed_out(timeout) from exc
 
 
 def _translate(
@@ -97,7 +95,7 @@ def _translate(
     if code in _CONNECTION_ERRORS:
         return unavailable(options, message)
     if code in _TIME_LIMIT_ERRORS and timeout is not None:
-        return QueryFailed(f"query stopped: it ran longer than the {timeout:g} s statement timeout")
+        return statement_timed_out(timeout)
     return QueryFailed(message.strip() or type(exc).__name__)
 
 

@@ -13,7 +13,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.postgres_catalog import introspect_postgres
 from react_agent.databases.postgres_pool import (
@@ -292,9 +292,7 @@ class PostgresDatabase:
             )
         if isinstance(exc, pg_errors.QueryCanceled) and timeout is not None:
             if "statement timeout" in (exc.diag.message_primary or ""):
-                return QueryFailed(
-                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-                )
+                return statement_timed_out(timeout)
         return QueryFailed((exc.diag.message_primary or str(exc)).strip() or type(exc).__name__)
 
 

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
+from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
@@ -169,9 +169,7 @@ class SQLiteDatabase:
             if str(exc) == "interrupted":
                 if cancelled.is_set():
                     raise QueryFailed("query cancelled") from exc
-                raise QueryFailed(
-                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-                ) from exc
+                raise statement_timed_out(timeout) from exc
             raise QueryFailed(_describe_sqlite_error(exc)) from exc
         except sqlite3.Error as exc:
             raise QueryFailed(_describe_sqlite_error(exc)) from exc
@@ -239,9 +237,7 @@ class SQLiteDatabase:
                 yield stream
         except sqlite3.Error as exc:
             if str(exc) == "interrupted":
-                raise QueryFailed(
-                    f"query stopped: it ran longer than the {timeout:g} s statement timeout"
-                ) from exc
+                raise statement_timed_out(timeout) from exc
             raise QueryFailed(_describe_sqlite_error(exc)) from exc
 
     async def aclose(self) -> None:
