@@ -33,7 +33,7 @@ async def start_run(
         flags=RunFlags(
             approve_sql=ask.approve_sql,
             clarify=bool(ask.clarify),
-            new_thread=ask.is_new_thread and decision is None,
+            new_thread=ask.is_new_thread,  # the runner clears it for a resume
         ),
         scope=ask.scope,
         actor=ask.actor,
