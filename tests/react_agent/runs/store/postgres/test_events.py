@@ -196,6 +196,17 @@ async def test_an_event_queued_as_the_last_writer_ends_is_still_written(two_stor
     await batches.aclose()
 
 
+async def test_an_event_after_the_batches_closed_is_cancelled_not_left_waiting(two_stores):
+    owner, _ = two_stores
+    batches = EventBatches(owner.tables)
+    await batches.aclose()
+
+    async with asyncio.timeout(30):
+        with pytest.raises(asyncio.CancelledError):
+            await batches.store("late", 1, THREAD, {"n": 1}, notify=False)
+    assert batches.statements == 0
+
+
 async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two_stores):
     owner, other = two_stores
     runs = [f"good{n}" for n in range(5)]
