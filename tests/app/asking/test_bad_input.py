@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -100,21 +101,40 @@ async def raw_request(
 
     For what httpx refuses to send (a 200 KB URL, raw non-ASCII bytes in the request
     line) and to control how the bytes arrive. The connection asks to be closed, so the
-    response ends at EOF.
+    response ends at EOF. The response is read while the parts go out, as curl does: a
+    server may answer (a 431 for a head too large) and close before it has taken every
+    byte, and then the write fails with a broken pipe while the answer is already here.
     """
     address = urlsplit(base_url)
-    reader, writer = await asyncio.open_connection(address.hostname, address.port)
-    try:
+    loop = asyncio.get_running_loop()
+    # A plain socket, not asyncio's streams: a stream's failed write poisons its reader,
+    # while the kernel still hands out the answer it received before the close.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setblocking(False)
         async with asyncio.timeout(timeout):
-            for index, part in enumerate(parts):
-                if index and pause:
-                    await asyncio.sleep(pause)  # pacing the client, not synchronising
-                writer.write(part)
-                await writer.drain()
-            data = await reader.read()
-    finally:
-        writer.close()
+            await loop.sock_connect(sock, (address.hostname, address.port))
+            reading = asyncio.ensure_future(receive_to_eof(sock))
+            try:
+                for index, part in enumerate(parts):
+                    if index and pause:
+                        await asyncio.sleep(pause)  # pacing the client, not synchronising
+                    await loop.sock_sendall(sock, part)
+            except ConnectionError:
+                pass  # the server closed early; what it answered is read below
+            data = await reading
     return parse_response(data)
+
+
+async def receive_to_eof(sock: socket.socket) -> bytes:
+    """Read until EOF; a reset after the answer keeps what was read before it."""
+    loop = asyncio.get_running_loop()
+    chunks = []
+    try:
+        while chunk := await loop.sock_recv(sock, 65536):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        pass
+    return b"".join(chunks)
 
 
 def parse_response(data: bytes) -> RawResponse:
@@ -353,25 +373,26 @@ async def send_paced(
     the response, the seconds from the head to the response, and the pieces sent by then.
     """
     address = urlsplit(base_url)
-    reader, writer = await asyncio.open_connection(address.hostname, address.port)
-    try:
+    loop = asyncio.get_running_loop()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setblocking(False)
         async with asyncio.timeout(BODY_TIMEOUT + 15):
-            writer.write(head)
-            await writer.drain()
+            await loop.sock_connect(sock, (address.hostname, address.port))
+            await loop.sock_sendall(sock, head)
             started = time.monotonic()
-            answered = asyncio.ensure_future(reader.read())
+            answered = asyncio.ensure_future(receive_to_eof(sock))
             sent = 0
-            for piece in pieces:
-                if answered.done():
-                    break
-                writer.write(piece)
-                await writer.drain()
-                sent += 1
-                await asyncio.sleep(interval)  # pacing the client
+            try:
+                for piece in pieces:
+                    if answered.done():
+                        break
+                    await loop.sock_sendall(sock, piece)
+                    sent += 1
+                    await asyncio.sleep(interval)  # pacing the client
+            except ConnectionError:
+                pass  # the server answered and closed; its answer is read below
             data = await answered
             elapsed = time.monotonic() - started
-    finally:
-        writer.close()
     return parse_response(data), elapsed, sent
 
 
