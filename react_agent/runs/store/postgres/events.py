@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -12,6 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from react_agent.runs.event_log import Batch, flatten
 from react_agent.runs.store.events import (
+    FINISHED,
     RUNNING,
     AbandonedPayloads,
     Payload,
@@ -21,7 +21,7 @@ from react_agent.runs.store.events import (
 )
 from react_agent.runs.store.local import InProcessRunEvents
 from react_agent.runs.store.locks import Release, ThreadLocks
-from react_agent.runs.store.postgres.batches import EventBatches
+from react_agent.runs.store.postgres.batches import EventBatches, run_row
 from react_agent.runs.store.postgres.follow import RemoteFollower, liveness_key
 from react_agent.runs.store.postgres.notifications import (
     CANCEL_CHANNEL,
@@ -81,6 +81,8 @@ class PostgresRunEvents:
         )
         self.remote = RemoteFollower(self.tables, self.notifications, locks, self.ensure_tables)
         self._alive: dict[str, Release] = {}
+        self._unstored: dict[str, RunRecord] = {}
+        """Runs of this process whose `runs` row is not stored yet (see open_run)."""
         self._notified: set[str] = set()
         """Runs of this process followed elsewhere: their events are notified."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -109,57 +111,20 @@ class PostgresRunEvents:
     async def open_run(
         self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
     ) -> None:
-        """Claim the run's liveness, store its row and keep it in memory.
+        """Claim the run's liveness and keep the run in memory; its row goes with its first event.
 
         Its payloads are those appended (`payloads` is not read): the owner's followers see
         each one once it is stored, as every other worker's do.
 
-        The claim and the row go to PostgreSQL side by side (on two sessions), a round
-        trip less before the stream's `started`: nobody elsewhere can look for the run
-        before this returns (its id reaches clients in its events only), so the row need
-        not wait for the claim.
+        The `runs` row is not written here but in the statement that stores the run's
+        first event (store/postgres/batches): a statement and a commit less per question,
+        and nobody elsewhere can look for the run before then, since its id reaches
+        clients in its events only.
         """
         await self.ensure_tables()
-        claim = asyncio.ensure_future(self.locks.claim(liveness_key(record.run_id)))
-        try:
-            await self.tables.execute(
-                "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner, trace_parent)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (
-                    record.run_id,
-                    record.thread_id,
-                    record.user_id,
-                    record.lang,
-                    RUNNING,
-                    self.owner,
-                    record.trace_parent,
-                ),
-            )
-        except Exception:
-            with contextlib.suppress(Exception):
-                await (await claim)()
-            raise
-        except BaseException:
-            claim.add_done_callback(self._release_unused)
-            raise
-        try:
-            self._alive[record.run_id] = await claim
-        except BaseException:
-            await self._forget_row(record.run_id)
-            raise
+        self._alive[record.run_id] = await self.locks.claim(liveness_key(record.run_id))
+        self._unstored[record.run_id] = record
         await self.local.open_run(record, cancel)
-
-    def _release_unused(self, claim: asyncio.Future[Release]) -> None:
-        """Free the liveness claim of a run that was cancelled before it was stored."""
-        if not claim.cancelled() and claim.exception() is None:
-            self._spawn(claim.result()())
-
-    async def _forget_row(self, run_id: str) -> None:
-        """Delete the row of a run that could not be claimed (nobody follows it yet)."""
-        try:
-            await self.tables.execute("DELETE FROM runs WHERE run_id = %s", (run_id,))
-        except Exception as exc:  # PostgreSQL is away: the row expires with the others
-            logger.warning("could not delete the row of unclaimed run %s: %s", run_id, exc)
 
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
         """Store the event, then show it to this process's followers.
@@ -169,10 +134,17 @@ class PostgresRunEvents:
         """
         record = await self.local.record(run_id)
         assert record is not None
+        unstored = self._unstored.get(run_id)
         try:
             await self.batches.store(
-                run_id, seq, record.thread_id, payload, notify=run_id in self._notified
+                run_id,
+                seq,
+                record.thread_id,
+                payload,
+                notify=run_id in self._notified,
+                row=None if unstored is None else run_row(unstored, RUNNING),
             )
+            self._unstored.pop(run_id, None)
         finally:
             # Even when PostgreSQL failed: the followers here need not lose the event.
             await self.local.append(run_id, seq, payload)
@@ -182,8 +154,12 @@ class PostgresRunEvents:
         try:
             await self.local.finish(run_id)
             # Notified always, in a batch of events under load (store/postgres/batches).
-            await self.batches.end(run_id)
+            # A run none of whose events could be stored gets its row, finished, now.
+            unstored = self._unstored.get(run_id)
+            row = None if unstored is None else run_row(unstored, FINISHED)
+            await self.batches.end(run_id, row)
         finally:
+            self._unstored.pop(run_id, None)
             self._notified.discard(run_id)
             release = self._alive.pop(run_id, None)
             if release is not None:

@@ -36,6 +36,7 @@ async def test_on_postgresql_thread_ids_and_events_are_shared_with_another_proce
             assert not await there.thread_ids.reserve(THREAD)
             record = RunRecord("run-opened", THREAD, "wang1", "zh-CN", here.events.owner)
             await here.events.open_run(record, lambda: None)
+            await here.events.append("run-opened", 1, {"n": 1})  # its row goes with it
             assert (await there.events.record("run-opened")) == record
             await here.events.finish("run-opened")
     finally:

@@ -8,8 +8,8 @@ import psycopg
 import pytest
 
 from react_agent.errors import ServiceError
-from react_agent.runs.store.events import FINISHED, RunRecord
-from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT, EventBatches
+from react_agent.runs.store.events import FINISHED, RUNNING, RunRecord
+from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT, EventBatches, run_row
 from react_agent.runs.store.postgres.events import liveness_key
 from react_agent.runs.store.postgres.schema import MIGRATIONS
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
@@ -181,14 +181,15 @@ async def test_runs_that_end_together_share_statements_and_end_for_every_followe
 
 async def test_an_event_queued_as_the_last_writer_ends_is_still_written(two_stores):
     owner, other = two_stores
-    await owner.open_run(RunRecord("one", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    await owner.ensure_tables()
+    row = run_row(RunRecord("one", THREAD, "wang1", "zh-CN", owner.owner), RUNNING)
     # One writer at most: each store's caller is woken before its writer is done with,
     # so the next event comes while that writer still counts as under way.
     batches = EventBatches(owner.tables, max_in_flight=1)
 
     async with asyncio.timeout(30):  # awaited in this task: no hop through another one
         for seq in (1, 2, 3):
-            await batches.store("one", seq, THREAD, {"n": seq}, notify=False)
+            await batches.store("one", seq, THREAD, {"n": seq}, notify=False, row=row)
         await batches.end("one")
 
     assert (await other.tables.read_after("one", 0))[1] == [(n, {"n": n}) for n in (1, 2, 3)]
@@ -226,24 +227,47 @@ async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two
         assert (await other.tables.read_after(run_id, 0))[1] == [(1, {"n": 1})]
 
 
-async def test_a_run_whose_row_cannot_be_stored_keeps_no_liveness_claim(
-    two_stores, postgres_database
+async def test_a_runs_row_is_stored_with_its_first_event_in_one_statement(two_stores):
+    owner, other = two_stores
+    record = RunRecord("first", THREAD, "wang1", "zh-CN", owner.owner, trace_parent="00-ab-cd-01")
+    await owner.open_run(record, lambda: None)
+    assert await other.record("first") is None  # its id has reached nobody yet
+    before = owner.batches.statements
+
+    await owner.append("first", 1, {"n": 1})
+    await owner.append("first", 2, {"n": 2})
+
+    assert owner.batches.statements - before == 2
+    assert await other.record("first") == record
+    await owner.finish("first")
+    assert (await other.record("first")).status == FINISHED
+
+
+async def test_a_runs_row_goes_with_the_next_event_when_the_first_could_not_be_stored(
+    two_stores,
 ):
     owner, other = two_stores
-    await owner.ensure_tables()
-    with psycopg.connect(postgres_database, autocommit=True) as connection:
-        connection.execute(
-            "INSERT INTO runs (run_id, thread_id, user_id, lang, status, owner)"
-            " VALUES ('taken', %s, 'li4', 'zh-CN', 'finished', 'elsewhere')",
-            (THREAD,),
-        )
+    await owner.open_run(RunRecord("retried", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
 
+    # PostgreSQL refuses the first event: NaN is no JSON number.
     with pytest.raises(ServiceError):
-        await owner.open_run(
-            RunRecord("taken", THREAD, "wang1", "zh-CN", owner.owner), lambda: None
-        )
+        await owner.append("retried", 1, {"n": float("nan")})
+    await owner.append("retried", 2, {"n": 2})
 
-    assert await other.locks.is_running(liveness_key("taken")) is False
+    assert (await other.record("retried")).status == RUNNING
+    assert (await other.tables.read_after("retried", 0))[1] == [(2, {"n": 2})]
+
+
+async def test_a_run_none_of_whose_events_was_stored_still_ends_with_a_row(two_stores):
+    owner, other = two_stores
+    await owner.open_run(RunRecord("unheard", THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
+    with pytest.raises(ServiceError):
+        await owner.append("unheard", 1, {"n": float("nan")})
+
+    await owner.finish("unheard")
+
+    assert (await other.record("unheard")).status == FINISHED
+    assert await other.locks.is_running(liveness_key("unheard")) is False
 
 
 async def test_a_run_that_cannot_be_claimed_leaves_no_row(two_stores):

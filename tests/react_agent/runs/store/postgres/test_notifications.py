@@ -82,6 +82,8 @@ async def test_a_cancel_asked_while_the_owner_was_not_listening_reaches_it_once_
     cancelled, untouched = asyncio.Event(), asyncio.Event()
     await owner.open_run(RunRecord("run2", THREAD, "wang1", "zh-CN", owner.owner), cancelled.set)
     await owner.open_run(RunRecord("run3", THREAD, "wang1", "zh-CN", owner.owner), untouched.set)
+    for run_id in ("run2", "run3"):  # a client knows a run's id from its events
+        await owner.append(run_id, 1, {"n": 1})
     await other.request_cancel("run2")  # nobody listens in the owner: the NOTIFY is lost
     assert not cancelled.is_set()
     owner.start()  # listening now (as after a reconnect): it finds the cancel asked for
