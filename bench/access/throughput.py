@@ -26,7 +26,12 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
+from bench.measure.runner_rounds import (
+    add_round_options,
+    alternated_rounds,
+    rounds_report,
+    stub_process,
+)
 from config import Settings
 from react_agent.service import open_agent_service
 
@@ -64,17 +69,10 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
                 concurrency=args.concurrency,
                 questions=args.questions,
             )
-    medians = median_figures(rounds)
-    qps = {name: medians[name]["qps"] for name in SIDES}
-    cpu = {name: medians[name]["cpu_ms_per_question"] for name in SIDES}
+    head, qps, cpu = rounds_report(args, rounds)
     return {
-        "concurrency": args.concurrency,
-        "questions_per_round": args.questions,
-        "stub_latency_ms": args.latency_ms,
-        "rounds": rounds,
-        "median_qps": qps,
+        **head,
         "ratio_policy_none": round(qps["policy"] / qps["none"], 3),
-        "cpu_ms_per_question": cpu,
         "cpu_ratio_none_policy": round(cpu["none"] / cpu["policy"], 3),
     }
 
@@ -82,10 +80,7 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison and print it as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=300, help="per round")
-    parser.add_argument("--rounds", type=int, default=5, help="per side, interleaved")
-    parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
+    add_round_options(parser)
     args = parser.parse_args(argv)
     with stub_process(args.latency_ms) as stub_url:
         figures = asyncio.run(compare(args, stub_url))

@@ -35,7 +35,12 @@ from pydantic import SecretStr
 
 from bench.backends.export_csv import make_table, rss_mb
 from bench.drivers.graph import runner_question
-from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
+from bench.measure.runner_rounds import (
+    add_round_options,
+    alternated_rounds,
+    median_figures,
+    stub_process,
+)
 from config import Settings
 from react_agent.databases.mysql_connection import connect_options
 from react_agent.results.exports import start_csv_export
@@ -156,10 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     """Set the backends up, measure, print JSON; with --export-one, one export only."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mysql-url", default="mysql://root@127.0.0.1:3306/test")
-    parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=300, help="per round")
-    parser.add_argument("--rounds", type=int, default=3, help="per backend, interleaved")
-    parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
+    add_round_options(parser, rounds=3, of="backend")
     parser.add_argument("--export-rows", type=int, default=100_000)
     parser.add_argument("--export-one", choices=BACKENDS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -9,6 +9,7 @@ median of its rounds.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import statistics
@@ -97,3 +98,35 @@ def median_figures(measured: Rounds) -> dict[str, dict[str, float]]:
         }
         for name, results in measured.items()
     }
+
+
+def add_round_options(
+    parser: argparse.ArgumentParser, *, questions: int = 300, rounds: int = 5, of: str = "side"
+) -> None:
+    """Add the options every feature benchmark's rounds take (their defaults as given)."""
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--questions", type=int, default=questions, help="per round")
+    parser.add_argument("--rounds", type=int, default=rounds, help=f"per {of}, interleaved")
+    parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
+
+
+def rounds_report(
+    args: argparse.Namespace, measured: Rounds
+) -> tuple[dict[str, Any], dict[str, float], dict[str, float]]:
+    """Return a report's head, and each side's median q/s and CPU ms per question.
+
+    The head holds the run's options, its rounds and each side's medians; the caller adds
+    its ratios from the two dicts.
+    """
+    medians = median_figures(measured)
+    qps = {name: medians[name]["qps"] for name in measured}
+    cpu = {name: medians[name]["cpu_ms_per_question"] for name in measured}
+    head = {
+        "concurrency": args.concurrency,
+        "questions_per_round": args.questions,
+        "stub_latency_ms": args.latency_ms,
+        "rounds": measured,
+        "median_qps": qps,
+        "cpu_ms_per_question": cpu,
+    }
+    return head, qps, cpu

@@ -29,7 +29,12 @@ from typing import Any
 from pydantic import SecretStr
 
 from bench.drivers.graph import runner_question
-from bench.measure.runner_rounds import alternated_rounds, median_figures, stub_process
+from bench.measure.runner_rounds import (
+    add_round_options,
+    alternated_rounds,
+    median_figures,
+    stub_process,
+)
 from bench.memory.retrieval import fill
 from bench.memory.retrieval import run as retrieval_times
 from config import Settings
@@ -99,10 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run both measurements and print them as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=10_000)
-    parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=400, help="per round")
-    parser.add_argument("--rounds", type=int, default=6, help="per side, interleaved")
-    parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
+    add_round_options(parser, questions=400, rounds=6)
     parser.add_argument("--retrieval-questions", type=int, default=200)
     args = parser.parse_args(argv)
     with stub_process(args.latency_ms) as base_url:
