@@ -7,13 +7,11 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from react_agent.eval.golden import GoldenQuestion
+from tests.support.reply_model import ReplyingChatModel
 
 _ids = itertools.count(1)
 USAGE = {"input_tokens": 120, "output_tokens": 30, "total_tokens": 150}
@@ -27,7 +25,7 @@ def _text(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else ""
 
 
-class GoldenScriptModel(BaseChatModel):
+class GoldenScriptModel(ReplyingChatModel):
     """Runs a golden question's gold SQL and answers with its facts, unless told otherwise.
 
     `mistakes[id]` replaces the scored turn's SQL (a string), or is `{"answer": text}`
@@ -78,22 +76,6 @@ class GoldenScriptModel(BaseChatModel):
         turn = next(_text(m) for m in reversed(messages) if isinstance(m, HumanMessage))
         return any(q.question == turn and self.mistakes.get(q.id) == HANG for q in self.questions)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._reply(messages))])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def _before_reply(self, messages: list[BaseMessage]) -> None:
         if self._hangs(messages):
             await asyncio.Event().wait()  # never set: the evaluation's timeout ends the call
-        return ChatResult(generations=[ChatGeneration(message=self._reply(messages))])

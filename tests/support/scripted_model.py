@@ -8,12 +8,13 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
+
+from tests.support.reply_model import ReplyingChatModel
 
 _ids = itertools.count(1)
 
@@ -32,7 +33,7 @@ def call_tool(name: str, **args: Any) -> AIMessage:
     )
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(ReplyingChatModel):
     """Returns `replies` in order; records what it was shown.
 
     A reply may be an AIMessage, a function of the prompt returning one, or an exception
@@ -61,7 +62,7 @@ class ScriptedChatModel(BaseChatModel):
         )
         return self
 
-    def _next_reply(self, messages: list[BaseMessage]) -> AIMessage:
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
         index = len(self.seen)
         self.seen.append(list(messages))
         if index < len(self.replies):
@@ -80,31 +81,12 @@ class ScriptedChatModel(BaseChatModel):
             copy.tool_calls = [{**call, "id": f"call_{next(_ids)}"} for call in copy.tool_calls]
         return copy
 
-    async def _wait_for_gate(self) -> None:
+    async def _before_reply(self, messages: list[BaseMessage]) -> None:
         index = len(self.seen)
         if index in self.entered:
             self.entered[index].set()
         if index in self.gates:
             await self.gates[index].wait()
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        await self._wait_for_gate()
-        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
 
     async def _astream(
         self,
@@ -113,8 +95,8 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        await self._wait_for_gate()
-        message = self._next_reply(messages)
+        await self._before_reply(messages)
+        message = self._reply(messages)
         text = message.content if isinstance(message.content, str) else ""
         pieces = [text[i : i + 3] for i in range(0, len(text), 3)] or [""]
         for piece in pieces:
