@@ -10,16 +10,16 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
+from tests.support.reply_model import ReplyingChatModel
 from tests.support.scripted_model import ScriptedChatModel
 
 
-class RoutedChatModel(BaseChatModel):
+class RoutedChatModel(ReplyingChatModel):
     """Plays `routes[q]` for a conversation whose first question is exactly `q`, else `parent`.
 
     `cancelled` lists the routes whose model call was cancelled while waiting or running.
@@ -45,25 +45,13 @@ class RoutedChatModel(BaseChatModel):
             return question, self.routes[question]
         return "parent", self.parent
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self.route(messages)[1]._generate(messages, stop, None, **kwargs)
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
+        return self.route(messages)[1]._reply(messages)
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def _before_reply(self, messages: list[BaseMessage]) -> None:
         name, script = self.route(messages)
         try:
-            return await script._agenerate(messages, stop, None, **kwargs)
+            await script._before_reply(messages)
         except asyncio.CancelledError:
             self.cancelled.append(name)
             raise
