@@ -6,13 +6,13 @@ test is skipped, unless REQUIRE_NEWMAN=1 (CI sets it), which makes it fail inste
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.support.requirements import skip_or_fail
 from tests.support.service_process import REPO_ROOT, start_service_process, start_stub_llm
 
 POSTMAN_DIR = REPO_ROOT / "postman"
@@ -35,12 +35,9 @@ def require_newman() -> None:
         missing = "newman is not installed in postman/node_modules"
     elif shutil.which("node") is None:
         missing = "node is not on PATH"
-    if missing is None:
-        return
-    reason = f"{missing}: run `npm ci --prefix postman`"
-    if os.environ.get("REQUIRE_NEWMAN") == "1":
-        pytest.fail(f"{reason} (REQUIRE_NEWMAN=1)")
-    pytest.skip(reason)
+    if missing is not None:
+        missing += ": run `npm ci --prefix postman`"
+    skip_or_fail(missing, "REQUIRE_NEWMAN")
 
 
 def test_postman_collection_passes(tmp_path: Path) -> None:

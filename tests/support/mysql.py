@@ -14,6 +14,7 @@ import pytest
 
 from react_agent.databases.mysql_connection import connect_options
 from react_agent.sample_data.load_mysql import load_into_mysql
+from tests.support.requirements import skip_or_fail
 
 DEFAULT_SERVER_URL = "mysql://root@127.0.0.1:3306/test"
 SERVER_URL_ENV = "TEST_MYSQL_URL"
@@ -55,10 +56,8 @@ def with_database(url: str, database: str) -> str:
 def mysql_server_url() -> str:
     """Give the server's URL; skip (or fail with REQUIRE_MYSQL=1) when there is none."""
     url, reason = mysql_server()
-    if url is None:
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
-        pytest.skip(reason)
+    skip_or_fail(reason if url is None else None, REQUIRE_ENV)
+    assert url is not None
     return url
 
 

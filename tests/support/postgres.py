@@ -23,6 +23,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from tests.support.requirements import skip_or_fail
+
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 # Unset: probe DEFAULT_SERVER_URL. A URL: probe that instead. "none": probe nothing and go
 # straight to a throwaway cluster (also how to exercise that path on a machine with a server).
@@ -437,10 +439,7 @@ def postgres_url() -> str:
     """
     url = postgres_server_url()
     if url is None:
-        reason = f"PostgreSQL is not available ({postgres_unavailable_reason()})"
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(f"{reason}, but {REQUIRE_ENV}=1", pytrace=False)
-        pytest.skip(f"{reason}; set {REQUIRE_ENV}=1 to make this a failure")
+        skip_or_fail(f"PostgreSQL is not available ({postgres_unavailable_reason()})", REQUIRE_ENV)
     return url
 
 
@@ -453,10 +452,7 @@ def restartable_postgres() -> Iterator[RestartableCluster]:
     try:
         cluster = start_restartable_cluster()
     except _ClusterUnavailableError as error:
-        reason = f"no PostgreSQL cluster to restart: {error}"
-        if os.environ.get(REQUIRE_ENV) == "1":
-            pytest.fail(f"{reason}, but {REQUIRE_ENV}=1", pytrace=False)
-        pytest.skip(f"{reason}; set {REQUIRE_ENV}=1 to make this a failure")
+        skip_or_fail(f"no PostgreSQL cluster to restart: {error}", REQUIRE_ENV)
     try:
         yield cluster
     finally:

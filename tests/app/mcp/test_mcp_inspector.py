@@ -12,10 +12,9 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
+from tests.support.requirements import skip_or_fail
 
 CLIENTS_DIR = Path(__file__).resolve().parents[2] / "clients"
 INSPECTOR = CLIENTS_DIR / "node_modules" / ".bin" / "mcp-inspector"
@@ -28,12 +27,9 @@ def require_inspector() -> None:
         missing = "the MCP Inspector is not installed in tests/clients/node_modules"
     elif shutil.which("node") is None:
         missing = "node is not on PATH"
-    if missing is None:
-        return
-    reason = f"{missing}: run `npm ci --prefix tests/clients`"
-    if os.environ.get("REQUIRE_CLIENTS") == "1":
-        pytest.fail(f"{reason} (REQUIRE_CLIENTS=1)")
-    pytest.skip(reason)
+    if missing is not None:
+        missing += ": run `npm ci --prefix tests/clients`"
+    skip_or_fail(missing, "REQUIRE_CLIENTS")
 
 
 async def inspect(base_url: str, home: Path, *args: str) -> dict:

@@ -12,6 +12,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, expect
 
 from tests.app.page.test_progress_page import CHROMIUM, CHROMIUM_ARGS, browser_missing
+from tests.support.requirements import skip_or_fail
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "page"
 """Screenshots of the page's main states (docs/page.md names this folder; git ignores it)."""
@@ -91,15 +92,7 @@ class Tab:
 
 def skip_without_browser() -> None:
     """Skip (or fail under REQUIRE_BROWSER=1) when Chromium or playwright is missing."""
-    import os
-
-    import pytest
-
-    missing = browser_missing()
-    if missing is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {missing}", pytrace=False)
-        pytest.skip(missing)
+    skip_or_fail(browser_missing(), "REQUIRE_BROWSER")
 
 
 @asynccontextmanager

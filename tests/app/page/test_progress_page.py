@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from langchain_core.messages import HumanMessage
 
 from config import Settings
 from tests.support.live_server import running_service
+from tests.support.requirements import skip_or_fail
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
 try:
@@ -75,11 +75,7 @@ def browser_missing() -> str | None:
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
     """Launch Debian's headless Chromium; skip without it, unless REQUIRE_BROWSER=1."""
-    missing = browser_missing()
-    if missing is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {missing}", pytrace=False)
-        pytest.skip(missing)
+    skip_or_fail(browser_missing(), "REQUIRE_BROWSER")
     expect.set_options(timeout=WAIT_SECONDS * 1000)
     async with async_playwright() as playwright:
         chromium = await playwright.chromium.launch(
