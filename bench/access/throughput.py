@@ -69,7 +69,8 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
                 concurrency=args.concurrency,
                 questions=args.questions,
             )
-    head, qps, cpu = rounds_report(args, rounds)
+    head = rounds_report(args, rounds)
+    qps, cpu = head["median_qps"], head["cpu_ms_per_question"]
     return {
         **head,
         "ratio_policy_none": round(qps["policy"] / qps["none"], 3),

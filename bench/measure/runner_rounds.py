@@ -110,23 +110,17 @@ def add_round_options(
     parser.add_argument("--latency-ms", type=float, default=50.0, help="the stub's, per call")
 
 
-def rounds_report(
-    args: argparse.Namespace, measured: Rounds
-) -> tuple[dict[str, Any], dict[str, float], dict[str, float]]:
-    """Return a report's head, and each side's median q/s and CPU ms per question.
+def rounds_report(args: argparse.Namespace, measured: Rounds) -> dict[str, Any]:
+    """Return a report's head: the run's options, its rounds and each side's medians.
 
-    The head holds the run's options, its rounds and each side's medians; the caller adds
-    its ratios from the two dicts.
+    The caller adds its ratios from `median_qps` and `cpu_ms_per_question`.
     """
     medians = median_figures(measured)
-    qps = {name: medians[name]["qps"] for name in measured}
-    cpu = {name: medians[name]["cpu_ms_per_question"] for name in measured}
-    head = {
+    return {
         "concurrency": args.concurrency,
         "questions_per_round": args.questions,
         "stub_latency_ms": args.latency_ms,
         "rounds": measured,
-        "median_qps": qps,
-        "cpu_ms_per_question": cpu,
+        "median_qps": {name: medians[name]["qps"] for name in measured},
+        "cpu_ms_per_question": {name: medians[name]["cpu_ms_per_question"] for name in measured},
     }
-    return head, qps, cpu

@@ -140,7 +140,8 @@ async def compare(args: argparse.Namespace, stub_url: str, collector: str) -> di
                 for name in SIDES
                 if name != "none"
             }
-    head, qps, cpu = rounds_report(args, rounds)
+    head = rounds_report(args, rounds)
+    qps, cpu = head["median_qps"], head["cpu_ms_per_question"]
     return {
         **head,
         "ratio_metrics_none": round(qps["metrics"] / qps["none"], 3),
