@@ -227,7 +227,7 @@ async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two
         assert (await other.tables.read_after(run_id, 0))[1] == [(1, {"n": 1})]
 
 
-async def test_a_runs_row_is_stored_with_its_first_event_in_one_statement(two_stores):
+async def test_a_runs_row_is_stored_with_its_first_event_not_before(two_stores):
     owner, other = two_stores
     record = RunRecord("first", THREAD, "wang1", "zh-CN", owner.owner, trace_parent="00-ab-cd-01")
     await owner.open_run(record, lambda: None)
