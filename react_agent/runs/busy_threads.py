@@ -38,6 +38,7 @@ async def claim_when_free(
     thread_id: str,
     on_busy: OnBusy,
     interrupt: Callable[[str], Awaitable[None]],
+    run_id: str | None = None,
 ) -> Release:
     """Claim the thread as `on_busy` says; return the function that frees it.
 
@@ -46,6 +47,7 @@ async def claim_when_free(
         thread_id: The thread.
         on_busy: What to do while another question holds the thread.
         interrupt: Cancels the question running on a thread, in whichever process.
+        run_id: The run that will hold the thread (its liveness claim comes along).
 
     Raises:
         ServiceError: 409 THREAD_BUSY with `reject`, or any error of the claim itself.
@@ -54,7 +56,7 @@ async def claim_when_free(
     interrupted = False
     while True:
         try:
-            return await locks.claim(thread_id)
+            return await locks.claim(thread_id, run_id=run_id)
         except ServiceError as error:
             if on_busy == "reject" or error.error_type != "THREAD_BUSY":
                 raise

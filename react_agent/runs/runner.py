@@ -122,10 +122,10 @@ class AgentRunner:
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
         ticket = self.admission.reserve() if self.admission is not None else None
-        release = await self._claim(thread_id, "reject" if resume else on_busy, ticket)
+        run = Run(thread_id, lang, self.listeners)
+        release = await self._claim(run, "reject" if resume else on_busy, ticket)
         if resume is not None and release is not None:
             await self._check_resume(thread_id, resume, release, ticket)
-        run = Run(thread_id, lang, self.listeners)
         run.scope = scope
         run.actor = actor
         run.trace_id = current_trace_id()
@@ -152,12 +152,13 @@ class AgentRunner:
         )
         return run
 
-    async def _claim(
-        self, thread_id: str, on_busy: OnBusy, ticket: Ticket | None
-    ) -> Release | None:
-        """Claim the thread; None when it is busy and the run is to wait for it."""
+    async def _claim(self, run: Run, on_busy: OnBusy, ticket: Ticket | None) -> Release | None:
+        """Claim the run's thread; None when it is busy and the run is to wait for it.
+
+        The claim holds the run's liveness too (one round trip on PostgreSQL for both).
+        """
         try:
-            return await self.locks.claim(thread_id)
+            return await self.locks.claim(run.thread_id, run_id=run.run_id)
         except ServiceError as error:
             if on_busy == "reject" or error.error_type != "THREAD_BUSY":
                 if ticket is not None:
@@ -256,7 +257,9 @@ class AgentRunner:
         bind_log_ids(trace_id=run.trace_id)
         try:
             if release is None:
-                release = await claim_when_free(self.locks, run.thread_id, on_busy, self.interrupt)
+                release = await claim_when_free(
+                    self.locks, run.thread_id, on_busy, self.interrupt, run.run_id
+                )
                 self.waiting.discard(run)
                 self.active[run.thread_id] = run
             if ticket is not None:

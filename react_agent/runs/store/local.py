@@ -16,7 +16,7 @@ from react_agent.runs.store.events import (
     RunRecord,
     process_owner_id,
 )
-from react_agent.runs.store.locks import Release, thread_busy
+from react_agent.runs.store.locks import Release, liveness_key, thread_busy
 
 
 @dataclass
@@ -147,21 +147,43 @@ class InProcessThreadLocks:
 
     def __init__(self) -> None:
         self._held: set[str] = set()
+        self._alive: dict[str, int] = {}
+        """Liveness keys of the runs held here, and how many holds each has."""
 
-    async def claim(self, thread_id: str) -> Release:
-        """Take the thread or raise 409 THREAD_BUSY."""
+    async def claim(self, thread_id: str, *, run_id: str | None = None) -> Release:
+        """Take the thread or raise 409 THREAD_BUSY (and hold run `run_id` until freed)."""
         if thread_id in self._held:
             raise thread_busy(thread_id)
         self._held.add(thread_id)
+        if run_id is not None:
+            await self.hold_run(run_id)
+        released = False
 
         async def release() -> None:
-            self._held.discard(thread_id)
+            nonlocal released
+            if not released:
+                released = True
+                self._held.discard(thread_id)
+                if run_id is not None:
+                    self.end_run(run_id)
 
         return release
 
+    async def hold_run(self, run_id: str) -> None:
+        """Hold the run's liveness claim until `end_run`."""
+        key = liveness_key(run_id)
+        self._alive[key] = self._alive.get(key, 0) + 1
+
+    def end_run(self, run_id: str) -> None:
+        """Give back a hold of the run's liveness claim."""
+        key = liveness_key(run_id)
+        left = self._alive.pop(key, 0) - 1
+        if left > 0:
+            self._alive[key] = left
+
     async def is_running(self, thread_id: str) -> bool:
-        """Whether a run in this process holds the thread."""
-        return thread_id in self._held
+        """Whether a run in this process holds the thread (or the run's liveness key)."""
+        return thread_id in self._held or thread_id in self._alive
 
 
 class InProcessThreadIds:

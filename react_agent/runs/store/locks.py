@@ -10,11 +10,27 @@ from react_agent.errors import ServiceError
 Release = Callable[[], Awaitable[None]]
 
 
-class ThreadLocks(Protocol):
-    """Grants a thread to one run at a time."""
+def liveness_key(run_id: str) -> str:
+    """Return the claim key the owner holds while its run goes on (freed if it dies)."""
+    return f"run-alive:{run_id}"
 
-    async def claim(self, thread_id: str) -> Release:
-        """Take the thread or raise 409 THREAD_BUSY; return the function that frees it."""
+
+class ThreadLocks(Protocol):
+    """Grants a thread to one run at a time, and holds runs' liveness claims."""
+
+    async def claim(self, thread_id: str, *, run_id: str | None = None) -> Release:
+        """Take the thread or raise 409 THREAD_BUSY; return the function that frees it.
+
+        With `run_id`, the claim holds the run's liveness claim too until it is freed.
+        """
+        ...
+
+    async def hold_run(self, run_id: str) -> None:
+        """Hold the run's liveness claim (`liveness_key`) until `end_run`."""
+        ...
+
+    def end_run(self, run_id: str) -> None:
+        """Give back a hold of the run's liveness claim; the last one frees it."""
         ...
 
     async def is_running(self, thread_id: str) -> bool:

@@ -20,9 +20,9 @@ from react_agent.runs.store.events import (
     process_owner_id,
 )
 from react_agent.runs.store.local import InProcessRunEvents
-from react_agent.runs.store.locks import Release, ThreadLocks
+from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.postgres.batches import EventBatches, run_row
-from react_agent.runs.store.postgres.follow import RemoteFollower, liveness_key
+from react_agent.runs.store.postgres.follow import RemoteFollower
 from react_agent.runs.store.postgres.notifications import (
     CANCEL_CHANNEL,
     EVENTS_CHANNEL,
@@ -80,7 +80,8 @@ class PostgresRunEvents:
             on_follow=self._followed_elsewhere,
         )
         self.remote = RemoteFollower(self.tables, self.notifications, locks, self.ensure_tables)
-        self._alive: dict[str, Release] = {}
+        self._alive: set[str] = set()
+        """Runs of this process whose liveness claim the store holds (until `finish`)."""
         self._unstored: dict[str, RunRecord] = {}
         """Runs of this process whose `runs` row is not stored yet (see open_run)."""
         self._notified: set[str] = set()
@@ -122,7 +123,9 @@ class PostgresRunEvents:
         clients in its events only.
         """
         await self.ensure_tables()
-        self._alive[record.run_id] = await self.locks.claim(liveness_key(record.run_id))
+        # Held already when the runner claimed the thread for this run (no round trip).
+        await self.locks.hold_run(record.run_id)
+        self._alive.add(record.run_id)
         self._unstored[record.run_id] = record
         await self.local.open_run(record, cancel)
 
@@ -161,9 +164,9 @@ class PostgresRunEvents:
         finally:
             self._unstored.pop(run_id, None)
             self._notified.discard(run_id)
-            release = self._alive.pop(run_id, None)
-            if release is not None:
-                await release()
+            if run_id in self._alive:
+                self._alive.discard(run_id)
+                self.locks.end_run(run_id)  # freed with the next claim statement
 
     async def record(self, run_id: str) -> RunRecord | None:
         """Return the run from memory if it is ours, else from the table."""
@@ -239,8 +242,8 @@ class PostgresRunEvents:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        for release in list(self._alive.values()):
-            await release()
+        for run_id in self._alive:
+            self.locks.end_run(run_id)
         self._alive.clear()
         await self.local.aclose()
 

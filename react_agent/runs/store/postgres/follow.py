@@ -9,18 +9,13 @@ from typing import Any
 
 from react_agent.runs.event_log import Batch
 from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Payload
-from react_agent.runs.store.locks import ThreadLocks
+from react_agent.runs.store.locks import ThreadLocks, liveness_key
 from react_agent.runs.store.postgres.abandoned import close_abandoned_run
 from react_agent.runs.store.postgres.notifications import FOLLOW_CHANNEL, RunNotifications
 from react_agent.runs.store.postgres.tables import RunTables
 
 OWNER_CHECK_INTERVAL = 1.0
 """Seconds between a remote follower's checks that the run's owner is alive (and re-reads)."""
-
-
-def liveness_key(run_id: str) -> str:
-    """Return the claim key the owner holds while its run goes on (freed if it dies)."""
-    return f"run-alive:{run_id}"
 
 
 class RemoteFollower:

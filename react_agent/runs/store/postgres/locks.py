@@ -6,139 +6,163 @@ import asyncio
 import functools
 import logging
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.postgres_pool import unavailable
 from react_agent.errors import ServiceError
-from react_agent.runs.store.locks import Release, thread_busy
-from react_agent.runs.store.postgres.session import open_session
+from react_agent.runs.store.locks import Release, liveness_key, thread_busy
+from react_agent.runs.store.postgres.lock_session import (
+    BUSY,
+    FIRST_ONLY,
+    LOCKED,
+    LockOp,
+    LockSession,
+)
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 LOCK_SESSION_NAME = "react-agent thread locks"
-"""application_name of the lock sessions, unless the connection settings name one."""
-
-LOCK_SESSIONS = 4
-"""Sessions a process's claims are spread over, each thread always on the same one.
-
-A session runs one statement at a time, and every question takes and frees two claims
-(its thread, its run's liveness): with one session, at 100 questions at once the claims
-queued behind each other and a stream's `started` waited for them (p50 0.78 s at c=100
-in `python -m bench`, 0.37 s with four sessions).
-"""
+"""application_name of the lock session, unless the connection settings name one."""
 
 
 class PostgresThreadLocks:
     """Thread claims shared by every process using the same PostgreSQL database.
 
-    A claim is a session-level advisory lock, held by one of a few dedicated sessions
-    (LOCK_SESSIONS, chosen by the thread id), so a process may run any number of
-    questions without tying up the checkpointer's pool, and a process that dies frees
-    its threads with its sessions. Each session is a connection of its own, opened with
-    the pool's settings on its first claim, rather than one kept out of the pool, which
-    would leave the checkpointer fewer and escape the pool's checks anyway. Claims from
-    many tasks share a session safely: psycopg runs one statement at a time on a
-    connection, and each cursor keeps its own result.
+    A claim is a session-level advisory lock, held by a dedicated session of this process
+    (store/postgres/lock_session), so a process may run any number of questions without
+    tying up the checkpointer's pool, and a process that dies frees its threads with its
+    session. The session is a connection of its own, opened with the pool's settings on
+    the first claim. The claims and frees that come while one of its statements is under
+    way go together in the next, so at 100 questions at once they do not queue one
+    statement each (a stream's `started` waited for them, p50 0.78 s in `python -m bench`,
+    when they did).
 
-    Should a session end (a PostgreSQL restart), its locks are gone and the next claim
-    on it opens a new one. Runs holding claims then keep their threads in this process only,
+    A run's liveness claim (`liveness_key`, watched by followers in other processes) is
+    taken with its thread when the runner names the run (`claim(thread, run_id=...)`),
+    in the same statement, or by `hold_run`. It is held while the thread's claim or the
+    run store need it (`end_run` counts them down), then freed `later`: with the next
+    statement, since nobody looks at it once the run is marked finished. A streamed
+    question thus costs the session two statements, its claim and its thread's free, not
+    four.
+
+    Should the session end (a PostgreSQL restart), its locks are gone and the next claim
+    opens a new one. Runs holding claims then keep their threads in this process only,
     so another process could start on one of those threads; that window is the outage
     itself, during which those runs cannot save their checkpoints anyway.
 
     Args:
         pool: The checkpointer's pool, whose conninfo and connection settings the
-            sessions use (its connections are not used).
-        sessions: How many sessions the claims are spread over.
+            session uses (its connections are not used).
 
     """
 
-    def __init__(self, pool: AsyncConnectionPool, sessions: int = LOCK_SESSIONS) -> None:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
-        # Threads claimed, or being claimed, here. Advisory locks are re-entrant within a
+        self.session = LockSession(pool, LOCK_SESSION_NAME, self._unavailable)
+        # Keys claimed, or being claimed, here. Advisory locks are re-entrant within a
         # session, so only this set keeps a second run of this process off a thread.
         self._held: set[str] = set()
-        self._sessions: list[psycopg.AsyncConnection[Any] | None] = [None] * sessions
-        self._connecting: list[asyncio.Task[psycopg.AsyncConnection[Any]] | None] = [
-            None
-        ] * sessions
+        self._runs: dict[str, _RunClaim] = {}
+        """The liveness claims of this process's runs, and who still needs each."""
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._closed = False
 
-    async def claim(self, thread_id: str) -> Release:
-        """Take the thread or raise 409 THREAD_BUSY (503 if PostgreSQL cannot be reached)."""
+    async def claim(self, thread_id: str, *, run_id: str | None = None) -> Release:
+        """Take the thread or raise 409 THREAD_BUSY (503 if PostgreSQL cannot be reached).
+
+        With `run_id`, the claim holds the run's liveness claim too (taken along in the
+        same statement unless held already), until the thread is freed.
+        """
         if thread_id in self._held:
             raise thread_busy(thread_id)
+        also = None if run_id is None or run_id in self._runs else liveness_key(run_id)
         # Reserved before the round trip, so a concurrent claim here is refused as well.
         self._held.add(thread_id)
-        attempt = self._spawn(self._try_lock(thread_id))
+        attempt = self._spawn(self.session.run(LockOp(thread_id, also)))
         try:
-            session = await asyncio.shield(attempt)
+            got, generation = await asyncio.shield(attempt)
         except asyncio.CancelledError:
             # The server may grant the lock after the claimant has gone: the attempt runs
             # to its end so that such a lock is freed instead of being held by nobody.
-            attempt.add_done_callback(functools.partial(self._abandon, thread_id))
+            attempt.add_done_callback(functools.partial(self._abandon, thread_id, also))
             raise
         except BaseException:
             self._held.discard(thread_id)
             raise
-        if session is None:
+        if got == FIRST_ONLY:  # another session holds this run's liveness: never expected
+            await self._free(thread_id, generation)
+            raise self._unavailable(f"the liveness claim of run {run_id} is held elsewhere")
+        if got == BUSY:
             self._held.discard(thread_id)
             raise thread_busy(thread_id)
+        if run_id is not None:
+            self._hold(run_id, generation if also is not None else None)
         released = False
 
         async def release() -> None:
             nonlocal released
             if not released:  # a second unlock could free the thread from a newer run
                 released = True
+                if run_id is not None:
+                    self.end_run(run_id)  # a last hold's free goes in the thread's statement
                 # Shielded: a release cancelled halfway must still reach the server.
-                await asyncio.shield(self._spawn(self._unlock(thread_id, session)))
+                await asyncio.shield(self._spawn(self._free(thread_id, generation)))
 
         return release
 
+    async def hold_run(self, run_id: str) -> None:
+        """Hold the run's liveness claim until `end_run` (taking it now if not held yet)."""
+        if run_id in self._runs:
+            self._hold(run_id, None)
+            return
+        got, generation = await self.session.run(LockOp(liveness_key(run_id)))
+        if got != LOCKED:
+            raise self._unavailable(f"the liveness claim of run {run_id} is held elsewhere")
+        self._hold(run_id, generation)
+
+    def end_run(self, run_id: str) -> None:
+        """Give back a hold of the run's liveness claim; the last one frees it `later`."""
+        claim = self._runs.get(run_id)
+        if claim is None:
+            return
+        claim.holds -= 1
+        if claim.holds <= 0:
+            del self._runs[run_id]
+            key = liveness_key(run_id)
+            self.session.later(LockOp(key, free=True, generation=claim.generation))
+
+    def _hold(self, run_id: str, generation: int | None) -> None:
+        """Count a hold of the run's liveness claim (just taken in `generation`, if given)."""
+        claim = self._runs.get(run_id)
+        if claim is not None:
+            claim.holds += 1
+        elif generation is not None:
+            self._runs[run_id] = _RunClaim(generation)
+
     async def is_running(self, thread_id: str) -> bool:
-        """Whether a run in any process holds the thread."""
+        """Whether a run in any process holds the thread (or the key)."""
         if thread_id in self._held:
             return True
-        _, locked = await self._fetch(_IS_LOCKED_SQL, {"thread_id": thread_id})
-        return locked
+        return await self.session.fetch_flag(_IS_LOCKED_SQL, {"thread_id": thread_id})
 
     async def aclose(self) -> None:
-        """Close the sessions, which frees every lock they still hold; later claims get 503."""
-        self._closed = True
+        """Close the session, which frees every lock it still holds; later claims get 503."""
         if self._tasks:
-            # Unlocks on their way end first (wait() does not cancel them if we are), but
+            # Frees on their way end first (wait() does not cancel them if we are), but
             # a server that stopped answering must not hold up shutdown.
             await asyncio.wait(set(self._tasks), timeout=self.pool.timeout)
-        for shard, session in enumerate(self._sessions):
-            self._sessions[shard] = None
-            if session is not None:
-                await session.close()
+        await self.session.aclose()
 
-    async def _try_lock(self, thread_id: str) -> psycopg.AsyncConnection[Any] | None:
-        """Return the session that took the thread's lock, or None if another holds it."""
-        # No waiting: the runner frees a thread before its run's last event, so a
-        # follow-up question never races the release of the previous one.
-        session, locked = await self._fetch(
-            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))",
-            (thread_id,),
-            shard=hash(thread_id) % len(self._sessions),
-        )
-        return session if locked else None
-
-    async def _unlock(self, thread_id: str, session: psycopg.AsyncConnection[Any]) -> None:
+    async def _free(self, thread_id: str, generation: int) -> None:
         # The lock is freed on the session that took it: should that one have ended, so
         # has the lock, and the current session may hold the thread for a newer run.
         try:
-            cursor = await session.execute(
-                "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (thread_id,)
-            )
-            row = await cursor.fetchone()
-            if not (row and _first(row)):
+            freed, _ = await self.session.run(LockOp(thread_id, free=True, generation=generation))
+            if not freed and generation == self.session.generation:
                 logger.warning("thread %s was not locked when its run ended", thread_id)
         except Exception as exc:
             # Typically the server restarted during the run, which ended the session and
@@ -148,69 +172,18 @@ class PostgresThreadLocks:
             self._held.discard(thread_id)
 
     def _abandon(
-        self, thread_id: str, attempt: asyncio.Task[psycopg.AsyncConnection[Any] | None]
+        self, thread_id: str, also: str | None, attempt: asyncio.Task[tuple[int, int]]
     ) -> None:
         """Free what a claim took after its claimant was cancelled."""
-        session = None
+        got, generation = BUSY, 0
         if not attempt.cancelled() and attempt.exception() is None:
-            session = attempt.result()
-        if session is None:
+            got, generation = attempt.result()
+        if got == BUSY:
             self._held.discard(thread_id)
-        else:
-            self._spawn(self._unlock(thread_id, session))
-
-    async def _fetch(
-        self,
-        query: str,
-        params: tuple[Any, ...] | dict[str, Any],
-        *,
-        shard: int = 0,
-        retry: bool = True,
-    ) -> tuple[psycopg.AsyncConnection[Any], bool]:
-        """Run a one-boolean query on a session; return the session and the answer."""
-        session = await self._connected(shard)
-        try:
-            cursor = await session.execute(query, params)
-            row = await cursor.fetchone()
-        except psycopg.Error as exc:
-            if retry and session.closed and not self._closed:
-                # The session ended since its last use (a server restart, usually), and
-                # its locks with it: a new one answers now instead of this call failing.
-                return await self._fetch(query, params, shard=shard, retry=False)
-            raise self._unavailable(exc) from exc
-        return session, bool(row and _first(row))
-
-    async def _connected(self, shard: int) -> psycopg.AsyncConnection[Any]:
-        """Return session `shard`, opening a new one if there is none or it has ended."""
-        session = self._sessions[shard]
-        if session is not None and not session.closed:
-            return session
-        if self._closed:
-            raise self._unavailable("the thread locks are closed")
-        # Claims arriving meanwhile share one attempt, and so share its failure: an
-        # unreachable server costs them one connect timeout, not one each in turn.
-        connecting = self._connecting[shard]
-        if connecting is None or connecting.done():
-            connecting = self._connecting[shard] = self._spawn(self._connect(shard))
-        try:
-            return await asyncio.shield(connecting)
-        except psycopg.Error as exc:
-            raise self._unavailable(exc) from exc
-
-    async def _connect(self, shard: int) -> psycopg.AsyncConnection[Any]:
-        stale, self._sessions[shard] = self._sessions[shard], None
-        if stale is not None:
-            await stale.close()
-            logger.warning(
-                "the PostgreSQL session of the thread locks ended, and its locks with it; "
-                "opening a new one"
-            )
-        session = await open_session(self.pool, LOCK_SESSION_NAME)
-        if self._closed:  # aclose() ran while connecting
-            await session.close()
-            raise self._unavailable("the thread locks are closed")
-        self._sessions[shard] = session
-        return session
+            return
+        self._spawn(self._free(thread_id, generation))
+        if also is not None and got == LOCKED:
+            self.session.later(LockOp(also, free=True, generation=generation))
 
     def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run `coroutine` in a task kept until it ends (aclose waits for them)."""
@@ -232,6 +205,15 @@ class PostgresThreadLocks:
         )
 
 
+@dataclass(slots=True)
+class _RunClaim:
+    generation: int
+    """The session the liveness claim was taken in."""
+    holds: int = 1
+    """The thread's claim (until the thread is freed) and the run store (until the run
+    is marked finished), each while it needs the claim."""
+
+
 # A bigint advisory key shows in pg_locks split into classid (high half) and objid (low
 # half), with objsubid 1; the two-int4 form would have objsubid 2.
 _IS_LOCKED_SQL = """
@@ -244,8 +226,3 @@ _IS_LOCKED_SQL = """
           AND objid = (k.key & 4294967295)::oid
     )
 """
-
-
-def _first(row: Any) -> Any:
-    # Rows are tuples or dicts depending on the pool's row factory.
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]

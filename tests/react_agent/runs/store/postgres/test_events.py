@@ -9,8 +9,8 @@ import pytest
 
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import FINISHED, RUNNING, RunRecord
+from react_agent.runs.store.locks import liveness_key
 from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT, EventBatches, run_row
-from react_agent.runs.store.postgres.events import liveness_key
 from react_agent.runs.store.postgres.schema import MIGRATIONS
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
 from tests.support.held_runs import poll_until
@@ -175,7 +175,13 @@ async def test_runs_that_end_together_share_statements_and_end_for_every_followe
     assert 1 <= owner.batches.statements - before <= MAX_WRITES_IN_FLIGHT
     assert {(await other.record(run_id)).status for run_id in runs} == {FINISHED}
     assert await asyncio.wait_for(asyncio.gather(*followers), 30) == [[1]] * len(followers)
-    for run_id in runs:  # every liveness claim freed with its end
+    # Each liveness claim is freed later, with the owner's next claim statement: nobody
+    # looks at it once its run is finished.
+    assert await other.locks.is_running(liveness_key(runs[0])) is True
+    statements = owner.locks.session.statements
+    await (await owner.locks.claim("wang1:next-question"))()
+    assert owner.locks.session.statements == statements + 2  # no statement of their own
+    for run_id in runs:
         assert await other.locks.is_running(liveness_key(run_id)) is False
 
 
@@ -267,6 +273,7 @@ async def test_a_run_none_of_whose_events_was_stored_still_ends_with_a_row(two_s
     await owner.finish("unheard")
 
     assert (await other.record("unheard")).status == FINISHED
+    await (await owner.locks.claim("wang1:next-question"))()  # carries the liveness's free
     assert await other.locks.is_running(liveness_key("unheard")) is False
 
 

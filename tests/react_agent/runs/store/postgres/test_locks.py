@@ -12,12 +12,10 @@ import pytest
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.errors import ServiceError
 from react_agent.runs.store.local import InProcessThreadLocks
-from react_agent.runs.store.postgres.locks import (
-    LOCK_SESSION_NAME,
-    LOCK_SESSIONS,
-    PostgresThreadLocks,
-)
+from react_agent.runs.store.locks import liveness_key
+from react_agent.runs.store.postgres.locks import LOCK_SESSION_NAME, PostgresThreadLocks
 from tests.react_agent.databases.test_postgres_database import scalar
+from tests.support.held_runs import poll_until
 from tests.support.postgres import unreachable_postgres_url
 
 THREAD = "wang1:20250131103000001"
@@ -165,7 +163,7 @@ async def test_runs_keep_their_threads_in_their_process_after_the_session_died(
     await release_there()
 
 
-async def test_hundreds_of_claims_share_a_few_sessions_and_leave_the_pool_alone(
+async def test_hundreds_of_claims_share_one_session_and_few_statements(
     postgres_database,
 ):
     pool = await open_pool(postgres_database, name="busy-process", max_size=2)
@@ -174,13 +172,14 @@ async def test_hundreds_of_claims_share_a_few_sessions_and_leave_the_pool_alone(
     try:
         releases = await asyncio.gather(*(locks.claim(thread) for thread in threads))
 
-        # Spread by thread id: 200 threads leave none of the sessions out (but 4 x 0.75**200).
-        assert advisory_locks(postgres_database) == (200, LOCK_SESSIONS)
+        assert advisory_locks(postgres_database) == (200, 1)
         sessions_sql = (
             "SELECT count(*) FROM pg_stat_activity "
             f"WHERE datname = current_database() AND application_name = '{LOCK_SESSION_NAME}'"
         )
-        assert scalar(postgres_database, sessions_sql) == LOCK_SESSIONS
+        assert scalar(postgres_database, sessions_sql) == 1
+        # Claims that come while a statement is under way go together in the next one.
+        assert locks.session.statements <= 2
         assert await locks.is_running(threads[-1]) is True
         # The pool is not used up: were it, nothing would free a connection within any bound.
         async with pool.connection(timeout=60) as connection:
@@ -188,6 +187,7 @@ async def test_hundreds_of_claims_share_a_few_sessions_and_leave_the_pool_alone(
 
         await asyncio.gather(*(release() for release in releases))
         assert advisory_locks(postgres_database) == (0, 0)
+        assert locks.session.statements <= 4  # the frees, likewise
         assert not any([await locks.is_running(thread) for thread in threads])
     finally:
         await locks.aclose()
@@ -252,3 +252,113 @@ async def test_in_process_locks_refuse_a_second_claim_until_released():
     assert_busy(refused.value)
     await release()
     assert await locks.is_running(THREAD) is False
+
+
+RUN = "run-0001"
+
+
+async def test_a_claim_for_a_run_holds_its_liveness_and_frees_both_in_one_statement(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    release = await here.claim(THREAD, run_id=RUN)
+    claimed = here.session.statements
+
+    assert await there.is_running(THREAD) is True
+    assert await there.is_running(liveness_key(RUN)) is True
+    assert advisory_locks(postgres_database) == (2, 1)  # one session holds both
+    assert claimed == 1  # both in the claim's statement
+
+    await release()  # nobody else held the run: its liveness goes with the thread
+    assert here.session.statements == claimed + 1
+    assert advisory_locks(postgres_database) == (0, 0)
+
+
+async def test_a_run_held_by_its_store_stays_alive_after_its_thread_is_freed(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    release = await here.claim(THREAD, run_id=RUN)
+    await here.hold_run(RUN)  # the run store, for the stream: no round trip
+    assert here.session.statements == 1
+
+    await release()
+    assert await there.is_running(THREAD) is False
+    assert await there.is_running(liveness_key(RUN)) is True
+
+    here.end_run(RUN)  # the run is marked finished: freed with the next statement
+    assert await there.is_running(liveness_key(RUN)) is True
+    await (await here.claim("wang1:other"))()
+    assert await there.is_running(liveness_key(RUN)) is False
+    assert advisory_locks(postgres_database) == (0, 0)
+
+
+async def test_a_waiting_run_holds_its_liveness_before_its_thread(postgres_database, two_locks):
+    here, there = two_locks
+    busy = await there.claim(THREAD)
+    with pytest.raises(ServiceError) as refused:
+        await here.claim(THREAD, run_id=RUN)
+    assert_busy(refused.value)
+    assert await there.is_running(liveness_key(RUN)) is False  # nothing kept by the refusal
+
+    await here.hold_run(RUN)  # the store opens the waiting run: its own round trip
+    await busy()
+    release = await here.claim(THREAD, run_id=RUN)  # held already: not taken twice
+    here.end_run(RUN)
+    assert await there.is_running(liveness_key(RUN)) is True  # the thread's claim holds it
+
+    await release()
+    assert advisory_locks(postgres_database) == (0, 0)
+
+
+async def test_a_run_whose_liveness_another_process_holds_does_not_get_the_thread(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    await there.hold_run(RUN)
+
+    with pytest.raises(ServiceError) as refused:
+        await here.claim(THREAD, run_id=RUN)
+
+    assert refused.value.status == 503
+    assert await here.is_running(THREAD) is False  # the thread taken first was given back
+    assert advisory_locks(postgres_database) == (1, 1)  # only there's hold is left
+    there.end_run(RUN)
+
+
+async def test_frees_of_a_session_that_died_are_not_sent_to_the_new_one(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    release = await here.claim(THREAD, run_id=RUN)
+    await here.hold_run(RUN)
+    terminate_lock_sessions(postgres_database)
+    other = await here.claim("wang1:other")  # a new session: THREAD's lock died with the old
+    newer = await there.claim(THREAD)
+    before = here.session.statements
+
+    await release()  # answered without a statement: the lock it frees is gone
+    assert here.session.statements == before
+    assert await here.is_running(THREAD) is True  # there's claim, untouched
+    here.end_run(RUN)
+    await other()
+
+    assert advisory_locks(postgres_database) == (1, 1)  # there's thread alone
+    await newer()
+    assert advisory_locks(postgres_database) == (0, 0)
+
+
+async def test_a_cancelled_claim_for_a_run_leaves_neither_lock_behind(postgres_database, two_locks):
+    here, there = two_locks
+    await (await here.claim("wang1:warm-up"))()
+
+    claiming = asyncio.create_task(here.claim(THREAD, run_id=RUN))
+    await asyncio.sleep(0)  # the claim is on its way to the server
+    claiming.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await claiming
+    assert await poll_until(lambda: here.is_running(THREAD), False)  # the thread given back
+    await (await here.claim("wang1:after"))()  # carries the liveness's free, if it was taken
+
+    assert advisory_locks(postgres_database) == (0, 0)
+    assert await there.is_running(liveness_key(RUN)) is False
