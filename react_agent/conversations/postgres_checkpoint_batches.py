@@ -22,8 +22,14 @@ from react_agent.group_writes import settle
 
 logger = logging.getLogger(__name__)
 
-MAX_WRITES_IN_FLIGHT = 4
-"""Statements storing checkpoints at once, each on a pooled connection (of ten by default)."""
+MAX_WRITES_IN_FLIGHT = 1
+"""Statements storing checkpoints at once, each on a pooled connection (of ten by default).
+
+One: under load every statement then carries all that came during the one before. With
+four, more statements went out each carrying less, and at c = 100 the process and its
+backends spent about 6 % more CPU per question on the wake-ups and round trips (bench/
+README.md, "One statement in flight"); a write waits at most one statement longer.
+"""
 
 _ROWS = "SELECT * FROM unnest({})"
 _WRITE_COLUMNS = (

@@ -15,13 +15,14 @@ from react_agent.runs.store.postgres.tables import RunTables
 
 logger = logging.getLogger(__name__)
 
-MAX_WRITES_IN_FLIGHT = 4
+MAX_WRITES_IN_FLIGHT = 1
 """Batches written at once, each on a pooled connection of its own.
 
 Below this many, an event is written at once, alone; beyond it, the events that come
 while the writes are under way wait for the next one and go in it together: one
 statement and one commit for many runs' events, which under load costs the process and
-PostgreSQL a fraction of an INSERT each.
+PostgreSQL a fraction of an INSERT each. One, as for the checkpoint batches
+(conversations/postgres_checkpoint_batches): four sent more, smaller statements.
 """
 
 _EVENTS_AND_ENDS = (
