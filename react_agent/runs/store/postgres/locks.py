@@ -6,7 +6,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from psycopg_pool import AsyncConnectionPool
@@ -133,15 +133,23 @@ class PostgresThreadLocks:
         if claim.holds <= 0:
             del self._runs[run_id]
             key = liveness_key(run_id)
-            self.session.later(LockOp(key, free=True, generation=claim.generation))
+            for generation in claim.taken:
+                self.session.later(LockOp(key, free=True, generation=generation))
 
-    def _hold(self, run_id: str, generation: int | None) -> None:
-        """Count a hold of the run's liveness claim (just taken in `generation`, if given)."""
+    def _hold(self, run_id: str, taken: int | None) -> None:
+        """Count a hold of the run's liveness claim (and its taking in generation `taken`).
+
+        A claim and a `hold_run` of one run on their way together both take the key; the
+        session then holds it twice (advisory locks count), and is sent a free for each.
+        """
         claim = self._runs.get(run_id)
-        if claim is not None:
-            claim.holds += 1
-        elif generation is not None:
-            self._runs[run_id] = _RunClaim(generation)
+        if claim is None:
+            if taken is None:
+                return
+            claim = self._runs[run_id] = _RunClaim(holds=0)
+        claim.holds += 1
+        if taken is not None:
+            claim.taken.append(taken)
 
     async def is_running(self, thread_id: str) -> bool:
         """Whether a run in any process holds the thread (or the key)."""
@@ -207,11 +215,11 @@ class PostgresThreadLocks:
 
 @dataclass(slots=True)
 class _RunClaim:
-    generation: int
-    """The session the liveness claim was taken in."""
-    holds: int = 1
+    holds: int
     """The thread's claim (until the thread is freed) and the run store (until the run
     is marked finished), each while it needs the claim."""
+    taken: list[int] = field(default_factory=list)
+    """The session generation of each time the key was taken (once, but for a race)."""
 
 
 # A bigint advisory key shows in pg_locks split into classid (high half) and objid (low

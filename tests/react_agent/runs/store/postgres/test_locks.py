@@ -362,3 +362,18 @@ async def test_a_cancelled_claim_for_a_run_leaves_neither_lock_behind(postgres_d
 
     assert advisory_locks(postgres_database) == (0, 0)
     assert await there.is_running(liveness_key(RUN)) is False
+
+
+async def test_a_claim_and_a_hold_of_one_run_at_once_leave_no_lock_behind(
+    postgres_database, two_locks
+):
+    here, there = two_locks
+    # A waiting run: its retried claim and its store's hold may be on their way together.
+    release, _ = await asyncio.gather(here.claim(THREAD, run_id=RUN), here.hold_run(RUN))
+
+    await release()
+    assert await there.is_running(liveness_key(RUN)) is True  # the store still holds it
+    here.end_run(RUN)
+    await (await here.claim("wang1:other"))()
+
+    assert advisory_locks(postgres_database) == (0, 0)  # taken twice, freed twice
