@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +67,9 @@ class LockSession:
 
     """
 
-    def __init__(self, pool: AsyncConnectionPool, name: str, unavailable: Any) -> None:
+    def __init__(
+        self, pool: AsyncConnectionPool, name: str, unavailable: Callable[[object], Exception]
+    ) -> None:
         self.pool = pool
         self.name = name
         self.unavailable = unavailable

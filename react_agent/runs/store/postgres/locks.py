@@ -119,7 +119,14 @@ class PostgresThreadLocks:
         if run_id in self._runs:
             self._hold(run_id, None)
             return
-        got, generation = await self.session.run(LockOp(liveness_key(run_id)))
+        key = liveness_key(run_id)
+        attempt = self._spawn(self.session.run(LockOp(key)))
+        try:
+            got, generation = await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            # As for a thread's claim: a lock granted after the holder left is freed.
+            attempt.add_done_callback(functools.partial(self._abandon_key, key))
+            raise
         if got != LOCKED:
             raise self._unavailable(f"the liveness claim of run {run_id} is held elsewhere")
         self._hold(run_id, generation)
@@ -192,6 +199,13 @@ class PostgresThreadLocks:
         self._spawn(self._free(thread_id, generation))
         if also is not None and got == LOCKED:
             self.session.later(LockOp(also, free=True, generation=generation))
+
+    def _abandon_key(self, key: str, attempt: asyncio.Task[tuple[int, int]]) -> None:
+        """Free (later) a key whose claim was granted after its claimant was cancelled."""
+        if not attempt.cancelled() and attempt.exception() is None:
+            got, generation = attempt.result()
+            if got == LOCKED:
+                self.session.later(LockOp(key, free=True, generation=generation))
 
     def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run `coroutine` in a task kept until it ends (aclose waits for them)."""

@@ -377,3 +377,21 @@ async def test_a_claim_and_a_hold_of_one_run_at_once_leave_no_lock_behind(
     await (await here.claim("wang1:other"))()
 
     assert advisory_locks(postgres_database) == (0, 0)  # taken twice, freed twice
+
+
+async def test_a_cancelled_hold_of_a_run_leaves_no_lock_behind(postgres_database, two_locks):
+    here, there = two_locks
+    await (await here.claim("wang1:warm-up"))()
+
+    holding = asyncio.create_task(here.hold_run(RUN))
+    await asyncio.sleep(0)  # the hold is on its way to the server
+    holding.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await holding
+    # The hold goes on without its caller and is granted; its lock is then freed with the
+    # session's next statement.
+    assert await poll_until(lambda: there.is_running(liveness_key(RUN)), True)
+    await (await here.claim("wang1:after"))()
+
+    assert advisory_locks(postgres_database) == (0, 0)
+    assert await there.is_running(liveness_key(RUN)) is False
