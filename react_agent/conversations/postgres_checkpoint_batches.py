@@ -28,7 +28,8 @@ MAX_WRITES_IN_FLIGHT = 1
 One: under load every statement then carries all that came during the one before. With
 four, more statements went out each carrying less, and at c = 100 the process and its
 backends spent about 6 % more CPU per question on the wake-ups and round trips (bench/
-README.md, "One statement in flight"); a write waits at most one statement longer.
+README.md, "One lock statement per claim, one batch writer"); a write waits at most one
+statement longer.
 """
 
 _ROWS = "SELECT * FROM unnest({})"
