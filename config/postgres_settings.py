@@ -16,8 +16,8 @@ class PostgresSettings(BaseSettings):
         default=10,
         ge=2,
         description="Most connections per PostgreSQL pool. A running question borrows one "
-        "only to read or write its checkpoints (the thread claims of a process share four "
-        "sessions of their own, and its LISTEN one more).",
+        "only to read or write its checkpoints (the thread claims of a process share one "
+        "session of their own, and its LISTEN one more).",
     )
     postgres_pool_max_lifetime: float = Field(
         default=1800.0, gt=0, description="Seconds after which a pooled connection is replaced."
