@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -82,14 +82,12 @@ class PostgresThreadLocks:
         also = None if run_id is None or run_id in self._runs else liveness_key(run_id)
         # Reserved before the round trip, so a concurrent claim here is refused as well.
         self._held.add(thread_id)
-        attempt = self._spawn(self.session.run(LockOp(thread_id, also)))
         try:
-            got, generation = await asyncio.shield(attempt)
+            got, generation = await self._granted(
+                LockOp(thread_id, also), functools.partial(self._abandon, thread_id, also)
+            )
         except asyncio.CancelledError:
-            # The server may grant the lock after the claimant has gone: the attempt runs
-            # to its end so that such a lock is freed instead of being held by nobody.
-            attempt.add_done_callback(functools.partial(self._abandon, thread_id, also))
-            raise
+            raise  # the thread stays reserved until `_abandon` frees what was granted
         except BaseException:
             self._held.discard(thread_id)
             raise
@@ -120,13 +118,9 @@ class PostgresThreadLocks:
             self._hold(run_id, None)
             return
         key = liveness_key(run_id)
-        attempt = self._spawn(self.session.run(LockOp(key)))
-        try:
-            got, generation = await asyncio.shield(attempt)
-        except asyncio.CancelledError:
-            # As for a thread's claim: a lock granted after the holder left is freed.
-            attempt.add_done_callback(functools.partial(self._abandon_key, key))
-            raise
+        got, generation = await self._granted(
+            LockOp(key), functools.partial(self._abandon_key, key)
+        )
         if got != LOCKED:
             raise self._unavailable(f"the liveness claim of run {run_id} is held elsewhere")
         self._hold(run_id, generation)
@@ -186,6 +180,22 @@ class PostgresThreadLocks:
         finally:
             self._held.discard(thread_id)
 
+    async def _granted(
+        self, op: LockOp, abandon: Callable[[asyncio.Task[tuple[int, int]]], None]
+    ) -> tuple[int, int]:
+        """Send the claim `op`; return what it got and the session's generation.
+
+        The server may grant a lock after the claimant has gone: if the caller is
+        cancelled, the attempt runs to its end and `abandon` frees what it got, instead of
+        a lock held by nobody.
+        """
+        attempt = self._spawn(self.session.run(op))
+        try:
+            return await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            attempt.add_done_callback(abandon)
+            raise
+
     def _abandon(
         self, thread_id: str, also: str | None, attempt: asyncio.Task[tuple[int, int]]
     ) -> None:
@@ -197,8 +207,8 @@ class PostgresThreadLocks:
             self._held.discard(thread_id)
             return
         self._spawn(self._free(thread_id, generation))
-        if also is not None and got == LOCKED:
-            self.session.later(LockOp(also, free=True, generation=generation))
+        if also is not None:
+            self._abandon_key(also, attempt)
 
     def _abandon_key(self, key: str, attempt: asyncio.Task[tuple[int, int]]) -> None:
         """Free (later) a key whose claim was granted after its claimant was cancelled."""
