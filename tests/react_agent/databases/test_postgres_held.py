@@ -1,0 +1,97 @@
+"""A writer's statements on one pooled connection, kept while it has more to send."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+import psycopg
+import pytest
+
+from react_agent.databases.postgres_held import HeldConnection
+from react_agent.databases.postgres_pool import open_pool
+from tests.support.held_runs import poll_until
+
+
+class Refused(Exception):
+    """What the lender below turns a database error into (as the run store's 503)."""
+
+
+@pytest.fixture
+async def pool(postgres_database):
+    pool = await open_pool(postgres_database, name="held", min_size=2, max_size=2)
+    await pool.wait()
+    async with pool.connection() as connection:
+        await connection.execute("CREATE TABLE IF NOT EXISTS held (n integer PRIMARY KEY)")
+    yield pool
+    await pool.close()
+
+
+async def available(pool) -> int:
+    return pool.get_stats()["pool_available"]
+
+
+def backends(pool):
+    @asynccontextmanager
+    async def lend():
+        try:
+            async with pool.connection() as connection:
+                yield connection
+        except psycopg.Error as exc:
+            raise Refused(str(exc)) from exc
+
+    return lend
+
+
+async def test_statements_go_on_one_connection_lent_once_until_released(pool):
+    held = HeldConnection(backends(pool))
+    lent = pool.get_stats().get("requests_num", 0)
+
+    for n in range(5):
+        await held.execute("INSERT INTO held (n) VALUES (%s)", (n,))
+    assert pool.get_stats()["pool_available"] == 1  # one out, kept between statements
+    assert pool.get_stats()["requests_num"] - lent == 1
+
+    await held.release()
+    assert await poll_until(lambda: available(pool), 2)  # returned by the pool's worker
+    await held.release()  # nothing held: nothing to do
+    async with pool.connection() as connection:
+        cursor = await connection.execute("SELECT count(*) FROM held")
+        assert await cursor.fetchone() == (5,)
+
+
+async def test_a_failed_statement_gives_the_connection_back_through_the_lender(pool):
+    held = HeldConnection(backends(pool))
+    await held.execute("INSERT INTO held (n) VALUES (1)", ())
+
+    with pytest.raises(Refused) as refused:  # the lender's own error, from the database's
+        await held.execute("INSERT INTO held (n) VALUES (1)", ())
+    assert isinstance(refused.value.__cause__, psycopg.errors.UniqueViolation)
+    assert await poll_until(lambda: available(pool), 2)
+
+    await held.execute("INSERT INTO held (n) VALUES (2)", ())  # on a connection lent anew
+    await held.release()
+    async with pool.connection() as connection:
+        cursor = await connection.execute("SELECT array_agg(n ORDER BY n) FROM held")
+        assert await cursor.fetchone() == ([1, 2],)
+
+
+async def test_a_connection_the_server_dropped_is_replaced_at_the_next_statement(
+    pool, postgres_database
+):
+    held = HeldConnection(backends(pool))
+    await held.execute("INSERT INTO held (n) VALUES (1)", ())
+    async with pool.connection() as admin:
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND application_name = ''"
+            " AND state = 'idle' AND query LIKE 'INSERT INTO held%%'"
+        )
+
+    with pytest.raises(Refused):
+        await held.execute("INSERT INTO held (n) VALUES (2)", ())
+    await held.execute("INSERT INTO held (n) VALUES (3)", ())
+    await held.release()
+    async with pool.connection() as connection:
+        cursor = await connection.execute("SELECT array_agg(n ORDER BY n) FROM held")
+        assert await cursor.fetchone() == ([1, 3],)
