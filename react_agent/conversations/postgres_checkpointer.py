@@ -19,7 +19,6 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import DictRow, dict_row, tuple_row
-from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.conversations.postgres_checkpoint_batches import (
@@ -31,6 +30,7 @@ from react_agent.conversations.postgres_checkpoint_writes import (
     split_blobs,
     writes_upsert,
 )
+from react_agent.databases.postgres_json import jsonb
 from react_agent.databases.postgres_pool import (
     PoolOptions,
     open_pool,
@@ -183,8 +183,8 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
             checkpoint_ns,
             checkpoint["id"],
             configurable.get("checkpoint_id"),
-            Jsonb(copy),
-            Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
+            jsonb(copy),
+            jsonb(get_serializable_checkpoint_metadata(config, metadata)),
         )
         await self.batches.store(
             CheckpointWrite(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from dataclasses import dataclass
 
+from react_agent.databases.postgres_json import dumps
 from react_agent.databases.postgres_pool import is_connection_failure
 from react_agent.group_writes import settle
 from react_agent.runs.store.events import FINISHED, RUNNING, Payload, RunRecord
@@ -129,7 +129,7 @@ class EventBatches:
             ServiceError: PostgreSQL could not store it (503 CHECKPOINTER_UNAVAILABLE).
 
         """
-        event = _Event(run_id, seq, thread_id, json.dumps(payload), notify, _future(), row)
+        event = _Event(run_id, seq, thread_id, dumps(payload), notify, _future(), row)
         await self._queue(event)
 
     async def end(self, run_id: str, row: tuple[str | None, ...] | None = None) -> None:
