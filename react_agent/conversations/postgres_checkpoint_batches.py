@@ -1,36 +1,22 @@
 """Checkpoint writes of many questions in one statement: those that come while others are stored.
 
 Each step of a question stores its task's writes, then its checkpoint, and waits for
-both. Below MAX_WRITES_IN_FLIGHT statements under way, a write goes at once, alone; beyond
-that, the writes that come meanwhile wait and go together in the next statement, one
-commit for many questions' steps. Each caller still returns only once its own rows are
-committed, so a step is as durable as before; under load PostgreSQL and the process
-spend a fraction of a statement on each.
+both. The process's statement writer (databases/postgres_batches) sends at once a write
+that comes while it is idle; the writes that come while it is busy wait and go together,
+with the run events waiting too, in its next statement: one commit for many questions'
+steps. Each caller still returns only once its own rows are committed, so a step is as
+durable as before; under load PostgreSQL and the process spend a fraction of a statement
+on each.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.databases.postgres_batches import Share, SourceBatch, StatementBatches
 from react_agent.group_writes import settle
-
-logger = logging.getLogger(__name__)
-
-MAX_WRITES_IN_FLIGHT = 1
-"""Statements storing checkpoints at once, each on a pooled connection (of ten by default).
-
-One: under load every statement then carries all that came during the one before. With
-four, more statements went out each carrying less, and at c = 100 the process and its
-backends spent about 6 % more CPU per question on the wake-ups and round trips (bench/
-README.md, "One lock statement per claim, one batch writer"); a write waits at most one
-statement longer.
-"""
 
 _ROWS = "SELECT * FROM unnest({})"
 _WRITE_COLUMNS = (
@@ -81,12 +67,11 @@ class CheckpointWrite:
     stored: asyncio.Future[None] | None = None
 
 
-def batch_statement(batch: list[CheckpointWrite]) -> tuple[str, list[list[Any]]]:
-    """Return one statement for the rows of `batch`, and its arrays.
+def batch_share(batch: list[CheckpointWrite]) -> Share:
+    """Return the share of a statement that stores the rows of `batch`.
 
     Only the tables the batch writes to appear in it (a table another session locked
-    holds up only the writes to it), the first ones as data-modifying CTEs, which run
-    whether or not the statement reads them.
+    holds up only the writes to it), each as a data-modifying CTE.
     """
     groups = [
         (INSERT_BLOBS, [row for write in batch for row in write.blobs]),
@@ -95,44 +80,53 @@ def batch_statement(batch: list[CheckpointWrite]) -> tuple[str, list[list[Any]]]
         (UPSERT_CHECKPOINTS, [w.checkpoint for w in batch if w.checkpoint is not None]),
     ]
     parts = [(sql, rows) for sql, rows in groups if rows]
-    *ctes, (last, _) = parts
-    prefix = ", ".join(f"part{n} AS ({sql})" for n, (sql, _) in enumerate(ctes))
     params = [list(column) for _, rows in parts for column in zip(*rows, strict=True)]
-    return (f"WITH {prefix} {last}" if ctes else last), params
+    return Share([sql for sql, _ in parts], params)
+
+
+@dataclass(slots=True)
+class _Batch:
+    """Checkpoint writes given to one statement."""
+
+    writes: list[CheckpointWrite]
+    kind: str = "checkpoint writes"
+
+    def share(self) -> Share:
+        return batch_share(self.writes)
+
+    def split(self) -> list[SourceBatch]:
+        return [_Batch([write]) for write in self.writes] if len(self.writes) > 1 else []
+
+    def settle(self, error: Exception | None) -> None:
+        settle(_futures(self.writes), error)
+
+    def cancel(self) -> None:
+        for future in _futures(self.writes):
+            future.cancel()  # no-op for those already settled
 
 
 class CheckpointBatches:
-    """Stores checkpoint writes, each caller told once its rows are committed.
+    """Keeps checkpoint writes for the statement writer; each caller returns once its rows are in.
 
-    A statement holds at most one write per key, and a key in flight waits, so two
-    writes of one task (the last of which must win) reach PostgreSQL in order. A batch
-    PostgreSQL refuses for a reason other than a lost connection is written again one
-    write at a time, so one bad write costs the others nothing.
+    A statement holds at most one write per key; a later write of a key waits for the
+    next statement, so two writes of one task (the last of which must win) reach
+    PostgreSQL in order.
 
     Args:
-        connection: Lends a pooled connection (the checkpointer's pool).
-        max_in_flight: Statements at once (MAX_WRITES_IN_FLIGHT).
+        writer: The process's statement writer (on the checkpointer's pool).
 
     """
 
-    def __init__(
-        self,
-        connection: Callable[[], AbstractAsyncContextManager[Any]],
-        max_in_flight: int = MAX_WRITES_IN_FLIGHT,
-    ) -> None:
-        self.connection = connection
-        self.max_in_flight = max_in_flight
-        self.statements = 0
-        """Statements written so far (fewer than the writes, under load)."""
+    def __init__(self, writer: StatementBatches) -> None:
+        self.writer = writer
         self._pending: list[CheckpointWrite] = []
-        self._in_flight: set[tuple[str, ...]] = set()
-        self._writers: set[asyncio.Task[None]] = set()
+        writer.add(self)
 
     async def store(self, write: CheckpointWrite) -> None:
         """Return once `write` is committed (its error if it could not be)."""
         write.stored = asyncio.get_running_loop().create_future()
         self._pending.append(write)
-        self._start_writer()
+        self.writer.wake()
         try:
             await write.stored
         except asyncio.CancelledError:
@@ -142,59 +136,23 @@ class CheckpointBatches:
                 self._pending.remove(write)
             raise
 
-    def _start_writer(self) -> None:
-        if len(self._writers) < self.max_in_flight and self._pending:
-            writer = asyncio.create_task(self._write_pending(), name="checkpoint-batches")
-            self._writers.add(writer)
-            writer.add_done_callback(self._writer_done)
+    def waiting(self) -> bool:
+        """Whether writes wait for the writer."""
+        return bool(self._pending)
 
-    def _writer_done(self, writer: asyncio.Task[None]) -> None:
-        self._writers.discard(writer)
-        self._start_writer()  # writes held back by a key in flight go now
-
-    def _take_batch(self) -> list[CheckpointWrite]:
+    def take(self) -> SourceBatch | None:
+        """Return the writes to send now: the first of each key."""
         batch: list[CheckpointWrite] = []
         taken: set[tuple[str, ...]] = set()
         left: list[CheckpointWrite] = []
         for write in self._pending:
-            if write.key in taken or write.key in self._in_flight:
+            if write.key in taken:
                 left.append(write)
             else:
                 taken.add(write.key)
                 batch.append(write)
         self._pending = left
-        return batch
-
-    async def _write_pending(self) -> None:
-        while batch := self._take_batch():
-            keys = {write.key for write in batch}
-            self._in_flight |= keys
-            try:
-                await self._write_batch(batch)
-            except BaseException:
-                for write in batch:
-                    assert write.stored is not None
-                    write.stored.cancel()  # no-op for those already settled
-                raise
-            finally:
-                self._in_flight -= keys
-
-    async def _write_batch(self, batch: list[CheckpointWrite]) -> None:
-        try:
-            self.statements += 1
-            async with self.connection() as connection:
-                await connection.execute(*batch_statement(batch))
-        except Exception as exc:
-            if len(batch) > 1 and not is_connection_failure(exc):
-                logger.warning(
-                    "%d checkpoint writes failed together (%s): one by one", len(batch), exc
-                )
-                for write in batch:
-                    await self._write_batch([write])
-                return
-            settle(_futures(batch), exc)
-        else:
-            settle(_futures(batch), None)
+        return _Batch(batch) if batch else None
 
 
 def _futures(batch: list[CheckpointWrite]) -> list[asyncio.Future[None]]:

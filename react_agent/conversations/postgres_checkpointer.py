@@ -30,6 +30,7 @@ from react_agent.conversations.postgres_checkpoint_writes import (
     split_blobs,
     writes_upsert,
 )
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.databases.postgres_json import jsonb
 from react_agent.databases.postgres_pool import (
     PoolOptions,
@@ -145,7 +146,9 @@ class PostgresCheckpointSaver(AsyncPostgresSaver):
         super().__init__(pool)
         self.pool = pool
         self.setup_state = setup
-        self.batches = CheckpointBatches(pool.connection)
+        self.writes = StatementBatches(pool.connection)
+        """The process's statement writer: checkpoints, and the run store's events with them."""
+        self.batches = CheckpointBatches(self.writes)
         """Stores the checkpoints and writes of questions that come together in one statement."""
 
     @asynccontextmanager
@@ -293,7 +296,9 @@ async def open_postgres_checkpointer(
         configure=setup,
         **options,
     )
+    saver = PostgresCheckpointSaver(pool, setup)
     try:
-        yield PostgresCheckpointSaver(pool, setup)
+        yield saver
     finally:
+        await saver.writes.aclose()
         await pool.close()

@@ -14,6 +14,7 @@ from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
 from react_agent.access.policy_source import open_policy_source
 from react_agent.conversations.checkpointer import open_checkpointer
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
@@ -40,6 +41,7 @@ from react_agent.service.schema_catalog import open_catalog
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
+    checkpoint_writer,
     llm_not_configured,
     postgres_pool_options,
     reconnects_by_itself,
@@ -154,10 +156,12 @@ async def _start_runs(
     get a store in memory that has no run to show.
     """
     if not all(reconnects_by_itself(service, part) for part in service.problems):
-        service.run_store = await stack.enter_async_context(_open_run_store(service, None, None))
+        service.run_store = await stack.enter_async_context(
+            _open_run_store(service, None, None, None)
+        )
         return
     service.run_store = await stack.enter_async_context(
-        _open_run_store(service, checkpoint_pool(service), locks)
+        _open_run_store(service, checkpoint_pool(service), locks, checkpoint_writer(service))
     )
     model = model or build_chat_model(service.settings)
     service.runner = _build_runner(service, model, service.run_store.locks)
@@ -174,7 +178,10 @@ async def _start_runs(
 
 
 def _open_run_store(
-    service: AgentService, pool: AsyncConnectionPool | None, locks: ThreadLocks | None
+    service: AgentService,
+    pool: AsyncConnectionPool | None,
+    locks: ThreadLocks | None,
+    writer: StatementBatches | None,
 ) -> AbstractAsyncContextManager[RunStore]:
     settings = service.settings
     return open_run_store(
@@ -183,6 +190,7 @@ def _open_run_store(
         max_run_seconds=settings.run_timeout,
         pool_options=postgres_pool_options(settings),
         locks=locks,
+        writer=writer,
     )
 
 

@@ -14,6 +14,7 @@ from react_agent.access.policy_source import PolicySource
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ServiceError
 from react_agent.memory.store import Memory
@@ -108,4 +109,11 @@ def checkpoint_pool(service: AgentService) -> AsyncConnectionPool | None:
     """Return the checkpointer's pool when it is PostgreSQL (runs are shared there), else None."""
     if isinstance(service.checkpointer, PostgresCheckpointSaver):
         return service.checkpointer.pool
+    return None
+
+
+def checkpoint_writer(service: AgentService) -> StatementBatches | None:
+    """Return the checkpointer's statement writer when it is PostgreSQL, else None."""
+    if isinstance(service.checkpointer, PostgresCheckpointSaver):
+        return service.checkpointer.writes
     return None

@@ -17,6 +17,8 @@ from react_agent.runs.store.run_store import RunStore
 if TYPE_CHECKING:
     from psycopg_pool import AsyncConnectionPool
 
+    from react_agent.databases.postgres_batches import StatementBatches
+
 
 @asynccontextmanager
 async def open_run_store(
@@ -26,6 +28,7 @@ async def open_run_store(
     max_run_seconds: float,
     pool_options: dict[str, Any],
     locks: ThreadLocks | None = None,
+    writer: StatementBatches | None = None,
 ) -> AsyncIterator[RunStore]:
     """Open the run store: in the checkpoint database when that is PostgreSQL, else in memory.
 
@@ -37,6 +40,8 @@ async def open_run_store(
         max_run_seconds: Longest a run may take (RUN_TIMEOUT).
         pool_options: The PostgreSQL pool options (sizes, lifetimes, timeouts).
         locks: Thread claims to use instead of the store's own (not closed here).
+        writer: The checkpointer's statement writer, for the events to go in its
+            statements (PostgreSQL only).
 
     """
     if checkpoint_pool is None:
@@ -55,5 +60,6 @@ async def open_run_store(
         max_run_seconds=max_run_seconds,
         pool_options=pool_options,
         locks=locks,
+        writer=writer,
     ) as store:
         yield store

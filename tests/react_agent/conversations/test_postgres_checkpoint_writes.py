@@ -98,7 +98,7 @@ async def test_a_question_stores_the_same_rows_and_reads_back_the_same(postgres_
 async def test_checkpoints_of_many_questions_at_once_go_in_few_statements(postgres_database):
     threads = [f"wang1:many{n}" for n in range(60)]
     async with open_postgres_checkpointer(postgres_database) as saver:
-        before = saver.batches.statements
+        before = saver.writes.statements
         stored = await asyncio.gather(
             *(
                 saver.aput(
@@ -110,7 +110,7 @@ async def test_checkpoints_of_many_questions_at_once_go_in_few_statements(postgr
                 for thread_id in threads
             )
         )
-        statements = saver.batches.statements - before
+        statements = saver.writes.statements - before
         read = await asyncio.gather(*(saver.aget_tuple(config) for config in stored))
 
     assert statements <= len(threads) // 4

@@ -3,59 +3,51 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass
 
+import psycopg
+from psycopg_pool import PoolClosed, PoolTimeout
+
+from react_agent.databases.postgres_batches import Share, SourceBatch, StatementBatches
 from react_agent.databases.postgres_json import dumps
-from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.databases.postgres_pool import unavailable
 from react_agent.group_writes import settle
 from react_agent.runs.store.events import FINISHED, RUNNING, Payload, RunRecord
 from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
-from react_agent.runs.store.postgres.tables import RunTables
-
-logger = logging.getLogger(__name__)
-
-MAX_WRITES_IN_FLIGHT = 1
-"""Batches written at once, each on a pooled connection of its own.
-
-Below this many, an event is written at once, alone; beyond it, the events that come
-while the writes are under way wait for the next one and go in it together: one
-statement and one commit for many runs' events, which under load costs the process and
-PostgreSQL a fraction of an INSERT each. One, as for the checkpoint batches
-(conversations/postgres_checkpoint_batches): four sent more, smaller statements.
-"""
-
-_EVENTS_AND_ENDS = (
-    "stored AS (INSERT INTO run_events (run_id, seq, thread_id, payload)"
-    " SELECT run_id, seq, thread_id, payload::json"
-    " FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[])"
-    " AS event(run_id, seq, thread_id, payload) ON CONFLICT DO NOTHING),"
-    f" ended AS (UPDATE runs SET status = '{FINISHED}', updated_at = now()"
-    f" WHERE run_id = ANY(%b::text[]) AND status = '{RUNNING}')"
-    f" SELECT pg_notify('{EVENTS_CHANNEL}', run_id) FROM unnest(%b::text[]) AS notified(run_id)"
-)
-INSERT_EVENTS = "WITH " + _EVENTS_AND_ENDS
-"""One statement for a batch: its events, the runs it ends, then a notice for each run
-followed elsewhere or ended (a follower elsewhere may have come too late to be heard of).
-
-The arrays go in binary (`%b`): psycopg quotes every element of a text-format array with
-a regular expression, which cost a one-event batch 52 µs of CPU to dump, 15 µs in binary.
-"""
 
 RUN_COLUMNS = ("run_id", "thread_id", "user_id", "lang", "status", "owner", "trace_parent")
 """The columns of a `runs` row a batch stores with its run's first event."""
 
-INSERT_RUNS_AND_EVENTS = (
-    f"WITH opened AS (INSERT INTO runs ({', '.join(RUN_COLUMNS)})"
+INSERT_RUNS = (
+    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)})"
     f" SELECT * FROM unnest({', '.join(['%b::text[]'] * len(RUN_COLUMNS))})"
-    " ON CONFLICT (run_id) DO NOTHING), " + _EVENTS_AND_ENDS
+    " ON CONFLICT (run_id) DO NOTHING"
 )
-"""INSERT_EVENTS, storing first the rows of the runs whose first event it holds.
+"""The rows of the runs whose first event the batch holds, stored before them.
 
 The foreign key of run_events is checked at the end of the statement, so the events of
 a run whose row the same statement inserts pass. ON CONFLICT: a batch whose connection
 broke after its commit is sent again with its rows.
 """
+INSERT_EVENTS = (
+    "INSERT INTO run_events (run_id, seq, thread_id, payload)"
+    " SELECT run_id, seq, thread_id, payload::json"
+    " FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[])"
+    " AS event(run_id, seq, thread_id, payload) ON CONFLICT DO NOTHING"
+)
+"""The batch's events.
+
+The arrays go in binary (`%b`): psycopg quotes every element of a text-format array with
+a regular expression, which cost a one-event batch 52 µs of CPU to dump, 15 µs in binary.
+"""
+END_RUNS = (
+    f"UPDATE runs SET status = '{FINISHED}', updated_at = now()"
+    f" WHERE run_id = ANY(%b::text[]) AND status = '{RUNNING}'"
+)
+"""The runs the batch ends."""
+NOTIFY = f"SELECT pg_notify('{EVENTS_CHANNEL}', run_id) FROM unnest(%b::text[]) AS notified(run_id)"
+"""A notice for each run followed elsewhere or ended (a follower elsewhere may have come
+too late to be heard of)."""
 
 
 def run_row(record: RunRecord, status: str) -> tuple[str | None, ...]:
@@ -85,29 +77,72 @@ class _Event:
     """The run's `runs` row (RUN_COLUMNS), to store with this event: its first one."""
 
 
+@dataclass(slots=True)
+class _Batch:
+    """Events and ends given to one statement."""
+
+    events: list[_Event]
+    conninfo: str
+    kind: str = "run events"
+
+    def share(self) -> Share:
+        stored = [event for event in self.events if event.payload is not None]
+        ctes, params = [], []
+        rows = [event.row for event in self.events if event.row is not None]
+        if rows:
+            ctes.append(INSERT_RUNS)
+            params += [list(column) for column in zip(*rows, strict=True)]
+        ctes += [INSERT_EVENTS, END_RUNS]
+        params += [
+            [event.run_id for event in stored],
+            [event.seq for event in stored],
+            [event.thread_id for event in stored],
+            [event.payload for event in stored],
+            [event.run_id for event in self.events if event.payload is None],
+        ]
+        notified = list(dict.fromkeys(event.run_id for event in self.events if event.notify))
+        return Share(ctes, params, NOTIFY, [notified])
+
+    def split(self) -> list[SourceBatch]:
+        if len(self.events) == 1:
+            return []
+        return [_Batch([event], self.conninfo) for event in self.events]
+
+    def settle(self, error: Exception | None) -> None:
+        if isinstance(error, psycopg.Error | PoolTimeout | PoolClosed):
+            refused = unavailable(
+                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", self.conninfo, error
+            )
+            refused.__cause__ = error
+            error = refused
+        settle((event.stored for event in self.events), error)
+
+    def cancel(self) -> None:
+        for event in self.events:
+            event.stored.cancel()  # no-op for those already settled
+
+
 class EventBatches:
-    """Stores run events, each acknowledged once it is in PostgreSQL.
+    """Keeps run events for the statement writer, each acknowledged once it is in PostgreSQL.
 
     A run's events come one at a time (each stored before the next is sent), so a batch
     holds at most one event per run and a run's events are stored in order; its end is
-    queued once its last event is stored, so it goes in a later batch. A batch that
-    PostgreSQL refuses for a reason other than a lost connection is written again one
-    event at a time, so one bad event costs the others nothing.
+    queued once its last event is stored, so it goes in a later batch. The writer
+    (databases/postgres_batches) sends them with the checkpoint writes that wait with
+    them, one statement and one commit for all.
 
     Args:
-        tables: The run store's statements on its pool.
-        max_in_flight: Batches written at once (MAX_WRITES_IN_FLIGHT).
+        writer: The process's statement writer (the checkpointer's, or the store's own).
+        conninfo: Its database, named in the 503 a client gets when it cannot be used.
 
     """
 
-    def __init__(self, tables: RunTables, max_in_flight: int = MAX_WRITES_IN_FLIGHT) -> None:
-        self.tables = tables
-        self.max_in_flight = max_in_flight
-        self.statements = 0
-        """Statements written so far (fewer than the events, under load)."""
+    def __init__(self, writer: StatementBatches, conninfo: str) -> None:
+        self.writer = writer
+        self.conninfo = conninfo
         self._pending: list[_Event] = []
-        self._writers: set[asyncio.Task[None]] = set()
         self._closed = False
+        writer.add(self)
 
     async def store(
         self,
@@ -150,72 +185,26 @@ class EventBatches:
             event.stored.cancel()  # as the events still waiting when it closed
         else:
             self._pending.append(event)
-            self._start_writer()
+            self.writer.wake()
         await event.stored
 
-    def _start_writer(self) -> None:
-        if len(self._writers) < self.max_in_flight and self._pending and not self._closed:
-            writer = asyncio.create_task(self._write_pending(), name="run-event-batches")
-            self._writers.add(writer)
-            writer.add_done_callback(self._writer_done)
+    def waiting(self) -> bool:
+        """Whether events wait for the writer."""
+        return bool(self._pending)
 
-    def _writer_done(self, writer: asyncio.Task[None]) -> None:
-        # A writer that found nothing left ends, but is counted until this runs: an event
-        # queued meanwhile (its caller woken before this) would otherwise wait for good.
-        self._writers.discard(writer)
-        self._start_writer()
+    def take(self) -> SourceBatch | None:
+        """Return the events waiting, all of them."""
+        if not self._pending:
+            return None
+        batch, self._pending = self._pending, []
+        return _Batch(batch, self.conninfo)
 
     async def aclose(self) -> None:
-        """Stop writing; the events still waiting are cancelled."""
+        """Stop taking events; those still waiting are cancelled."""
         self._closed = True
-        for writer in list(self._writers):
-            writer.cancel()
-        await asyncio.gather(*self._writers, return_exceptions=True)
         for event in self._pending:
             event.stored.cancel()
         self._pending.clear()
-
-    async def _write_pending(self) -> None:
-        while self._pending:
-            batch, self._pending = self._pending, []
-            try:
-                await self._write_batch(batch)
-            except BaseException:
-                for event in batch:
-                    event.stored.cancel()  # no-op for those already settled
-                raise
-
-    async def _write_batch(self, batch: list[_Event]) -> None:
-        try:
-            await self._write(batch)
-        except Exception as exc:
-            if len(batch) > 1 and not is_connection_failure(exc.__cause__ or exc):
-                logger.warning("%d run events failed together (%s): one by one", len(batch), exc)
-                for event in batch:
-                    await self._write_batch([event])
-                return
-            settle((event.stored for event in batch), exc)
-        else:
-            settle((event.stored for event in batch), None)
-
-    async def _write(self, batch: list[_Event]) -> None:
-        self.statements += 1
-        events = [event for event in batch if event.payload is not None]
-        notified = list(dict.fromkeys(event.run_id for event in batch if event.notify))
-        params = [
-            [event.run_id for event in events],
-            [event.seq for event in events],
-            [event.thread_id for event in events],
-            [event.payload for event in events],
-            [event.run_id for event in batch if event.payload is None],
-            notified,
-        ]
-        rows = [event.row for event in batch if event.row is not None]
-        if rows:
-            columns = [list(column) for column in zip(*rows, strict=True)]
-            await self.tables.execute(INSERT_RUNS_AND_EVENTS, (*columns, *params))
-        else:
-            await self.tables.execute(INSERT_EVENTS, tuple(params))
 
 
 def _future() -> asyncio.Future[None]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.runs.event_log import Batch, flatten
 from react_agent.runs.store.events import (
     FINISHED,
@@ -58,15 +59,27 @@ class PostgresRunEvents:
         ttl: Seconds an ended run stays resumable (RUN_EVENTS_TTL).
         max_run_seconds: Longest a run may take; a `running` row older than that plus
             `ttl` was left by a dead owner nobody followed, and expires too.
+        writer: The checkpointer's statement writer, to send the events in its statements
+            (one commit for a step's checkpoint and its events); None: one of its own,
+            on `pool`.
 
     """
 
     def __init__(
-        self, pool: AsyncConnectionPool, locks: ThreadLocks, *, ttl: float, max_run_seconds: float
+        self,
+        pool: AsyncConnectionPool,
+        locks: ThreadLocks,
+        *,
+        ttl: float,
+        max_run_seconds: float,
+        writer: StatementBatches | None = None,
     ) -> None:
         self.pool = pool
         self.tables = RunTables(pool)
-        self.batches = EventBatches(self.tables)
+        self._own_writer = writer is None
+        self.writer = writer or StatementBatches(pool.connection)
+        """Writes the events: the checkpointer's writer, with its writes, or one of its own."""
+        self.batches = EventBatches(self.writer, str(pool.conninfo))
         self.locks = locks
         self.ttl = ttl
         self.max_run_seconds = max_run_seconds
@@ -239,6 +252,8 @@ class PostgresRunEvents:
             await asyncio.gather(self._expiry, return_exceptions=True)
         await self.notifications.aclose()
         await self.batches.aclose()
+        if self._own_writer:
+            await self.writer.aclose()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

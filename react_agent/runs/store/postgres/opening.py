@@ -8,6 +8,7 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.postgres.events import PostgresRunEvents
@@ -24,13 +25,16 @@ async def open_postgres_store(
     max_run_seconds: float,
     pool_options: dict[str, Any],
     locks: ThreadLocks | None = None,
+    writer: StatementBatches | None = None,
 ) -> AsyncIterator[RunStore]:
     """Open the run tables' store, advisory-lock claims and thread ids in the checkpoint database.
 
     The store gets a pool of its own: the statements a question makes before its stream
-    says `started` (claiming the run, storing its row and first events) must not queue
-    behind the checkpoint writes of the questions already running. The claims are closed
-    last, after the runs (closed before this store) and the store have ended.
+    says `started` (its thread id, its row and first events) must not wait for a
+    connection of the checkpointer's, which the questions already running hold. Given the
+    checkpointer's statement writer, the store's events go in its statements, and its
+    statements on this pool while the store is open. The claims are closed last, after
+    the runs (closed before this store) and the store have ended.
 
     Args:
         checkpoint_pool: The checkpointer's pool; its database holds the run tables.
@@ -38,6 +42,7 @@ async def open_postgres_store(
         max_run_seconds: Longest a run may take (RUN_TIMEOUT).
         pool_options: The PostgreSQL pool options (sizes, lifetimes, timeouts).
         locks: Thread claims to use instead of advisory locks (not closed here).
+        writer: The checkpointer's statement writer, which then sends the events too.
 
     """
     async with AsyncExitStack() as stack:
@@ -47,7 +52,14 @@ async def open_postgres_store(
             locks = own
         pool = await open_pool(checkpoint_pool.conninfo, name="run-events", **pool_options)
         stack.push_async_callback(pool.close)
-        events = PostgresRunEvents(pool, locks, ttl=ttl, max_run_seconds=max_run_seconds)
+        if writer is not None:
+            # The checkpointer's writes go on this pool too, in the statements of the
+            # events: running questions hold the checkpointer's connections (reads),
+            # and a run's first events must not wait for one of them.
+            stack.callback(writer.lend_from(pool.connection))
+        events = PostgresRunEvents(
+            pool, locks, ttl=ttl, max_run_seconds=max_run_seconds, writer=writer
+        )
         events.start()
         stack.push_async_callback(events.aclose)
         yield RunStore(

@@ -7,10 +7,11 @@ import asyncio
 import psycopg
 import pytest
 
+from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import FINISHED, RUNNING, RunRecord
 from react_agent.runs.store.locks import liveness_key
-from react_agent.runs.store.postgres.batches import MAX_WRITES_IN_FLIGHT, EventBatches, run_row
+from react_agent.runs.store.postgres.batches import EventBatches, run_row
 from react_agent.runs.store.postgres.schema import MIGRATIONS
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
 from tests.support.held_runs import poll_until
@@ -132,12 +133,12 @@ async def test_events_of_many_runs_that_come_together_are_stored_in_few_statemen
     runs = [f"batch{n}" for n in range(100)]
     for run_id in runs:
         await owner.open_run(RunRecord(run_id, THREAD, "wang1", "zh-CN", owner.owner), lambda: None)
-    before = owner.batches.statements
+    before = owner.writer.statements
 
     payloads = {run_id: {"run": run_id, "文": "答案"} for run_id in runs}
     await asyncio.gather(*(owner.append(run_id, 1, payloads[run_id]) for run_id in runs))
 
-    assert owner.batches.statements - before <= MAX_WRITES_IN_FLIGHT
+    assert owner.writer.statements - before == 1  # the writer was idle: all in one
     for run_id in runs:
         await owner.finish(run_id)
     for run_id in runs:
@@ -167,12 +168,12 @@ async def test_runs_that_end_together_share_statements_and_end_for_every_followe
     followers = [asyncio.create_task(follow(run_id)) for run_id in seen]
     for arrived in seen.values():
         await arrived.wait()  # each follows from another process before its run ends
-    before = owner.batches.statements
+    before = owner.writer.statements
 
     await asyncio.gather(*(owner.finish(run_id) for run_id in runs))
 
-    # The hundred ends went in the event batches' statements, a few for all of them.
-    assert 1 <= owner.batches.statements - before <= MAX_WRITES_IN_FLIGHT
+    # The hundred ends went in one statement of the writer.
+    assert owner.writer.statements - before == 1
     assert {(await other.record(run_id)).status for run_id in runs} == {FINISHED}
     assert await asyncio.wait_for(asyncio.gather(*followers), 30) == [[1]] * len(followers)
     # Each liveness claim is freed later, with the owner's next claim statement: nobody
@@ -189,9 +190,10 @@ async def test_an_event_queued_as_the_last_writer_ends_is_still_written(two_stor
     owner, other = two_stores
     await owner.ensure_tables()
     row = run_row(RunRecord("one", THREAD, "wang1", "zh-CN", owner.owner), RUNNING)
-    # One writer at most: each store's caller is woken before its writer is done with,
-    # so the next event comes while that writer still counts as under way.
-    batches = EventBatches(owner.tables, max_in_flight=1)
+    # One writer: each store's caller is woken before the writer is done with, so the
+    # next event comes while that writer still counts as under way.
+    writer = StatementBatches(owner.pool.connection)
+    batches = EventBatches(writer, "run store")
 
     async with asyncio.timeout(30):  # awaited in this task: no hop through another one
         for seq in (1, 2, 3):
@@ -201,17 +203,19 @@ async def test_an_event_queued_as_the_last_writer_ends_is_still_written(two_stor
     assert (await other.tables.read_after("one", 0))[1] == [(n, {"n": n}) for n in (1, 2, 3)]
     assert (await other.record("one")).status == FINISHED
     await batches.aclose()
+    await writer.aclose()
 
 
 async def test_an_event_after_the_batches_closed_is_cancelled_not_left_waiting(two_stores):
     owner, _ = two_stores
-    batches = EventBatches(owner.tables)
+    writer = StatementBatches(owner.pool.connection)
+    batches = EventBatches(writer, "run store")
     await batches.aclose()
 
     async with asyncio.timeout(30):
         with pytest.raises(asyncio.CancelledError):
             await batches.store("late", 1, THREAD, {"n": 1}, notify=False)
-    assert batches.statements == 0
+    assert writer.statements == 0
 
 
 async def test_an_event_postgres_refuses_fails_alone_and_its_batch_is_stored(two_stores):
@@ -238,12 +242,12 @@ async def test_a_runs_row_is_stored_with_its_first_event_not_before(two_stores):
     record = RunRecord("first", THREAD, "wang1", "zh-CN", owner.owner, trace_parent="00-ab-cd-01")
     await owner.open_run(record, lambda: None)
     assert await other.record("first") is None  # its id has reached nobody yet
-    before = owner.batches.statements
+    before = owner.writer.statements
 
     await owner.append("first", 1, {"n": 1})
     await owner.append("first", 2, {"n": 2})
 
-    assert owner.batches.statements - before == 2
+    assert owner.writer.statements - before == 2
     assert await other.record("first") == record
     await owner.finish("first")
     assert (await other.record("first")).status == FINISHED
