@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
 import psycopg
+from psycopg_pool import PoolClosed, PoolTimeout
+
+from react_agent.databases.postgres_pool import is_connection_failure
+
+logger = logging.getLogger(__name__)
+
+MAX_RESENDS = 16
+"""Statements sent again on another connection when the one just lent was closed (more
+than a pool's connections: POSTGRES_POOL_MAX_SIZE is 10 by default)."""
 
 
 class HeldConnection:
@@ -23,6 +33,12 @@ class HeldConnection:
     own context (the run store's turns it into a 503), the pool gets the connection back
     (and drops it if it broke), and the next statement takes another.
 
+    A statement that finds the connection it was just lent closed by the server is sent
+    again on another (at most MAX_RESENDS times): the pool hands out a connection back for
+    less than a second unchecked (databases/postgres_pool.FRESH_SECONDS), and a server
+    restarted meanwhile has closed every such one; each is dropped as it fails. The
+    writers' statements may be sent twice (ON CONFLICT, NOTIFY).
+
     Args:
         lend: Lends a pooled connection (a pool's `connection`, or a context around it).
 
@@ -37,6 +53,17 @@ class HeldConnection:
 
     async def execute(self, query: str, params: Any) -> None:
         """Run one statement, on the held connection (taken now if none is held)."""
+        for resends in range(MAX_RESENDS + 1):
+            lent = self._cursor is None
+            try:
+                await self._execute(query, params)
+                return
+            except Exception as exc:
+                if not (lent and _dropped(exc)) or resends == MAX_RESENDS:
+                    raise
+                logger.info("a pooled connection was closed by the server (%s): sending again", exc)
+
+    async def _execute(self, query: str, params: Any) -> None:
         if self._cursor is None:
             stack = AsyncExitStack()
             connection = await stack.enter_async_context(self._lend())
@@ -61,3 +88,8 @@ class HeldConnection:
             await stack.aclose()
         elif not await stack.__aexit__(type(error), error, error.__traceback__):
             return  # the caller raises `error` itself
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether `exc` says the server closed a connection (not that none could be had)."""
+    return is_connection_failure(exc) and not isinstance(exc, PoolTimeout | PoolClosed)

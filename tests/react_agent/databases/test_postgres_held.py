@@ -7,8 +7,9 @@ from contextlib import asynccontextmanager
 import psycopg
 import pytest
 
+from react_agent.databases import postgres_pool
 from react_agent.databases.postgres_held import HeldConnection
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres_pool import open_pool, postgres_conninfo
 from tests.support.held_runs import poll_until
 
 
@@ -95,3 +96,35 @@ async def test_a_connection_the_server_dropped_is_replaced_at_the_next_statement
     async with pool.connection() as connection:
         cursor = await connection.execute("SELECT array_agg(n ORDER BY n) FROM held")
         assert await cursor.fetchone() == ([1, 3],)
+
+
+async def test_connections_a_restarted_server_closed_are_dropped_and_the_statement_sent_again(
+    postgres_database, monkeypatch
+):
+    # A connection back in the pool a moment ago is handed out unchecked; one the server
+    # closed meanwhile (a restart within the second) fails the statement sent on it.
+    monkeypatch.setattr(postgres_pool, "FRESH_SECONDS", 600.0)
+    pool = await open_pool(postgres_database, name="restarted", min_size=3, max_size=3)
+    try:
+        await pool.wait()
+        async with pool.connection() as a, pool.connection() as b, pool.connection() as c:
+            closed = [conn.info.backend_pid for conn in (a, b, c)]
+            await a.execute("CREATE TABLE held (n integer PRIMARY KEY)")
+        async with await psycopg.AsyncConnection.connect(
+            postgres_conninfo(postgres_database), autocommit=True
+        ) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid, 10000) FROM unnest(%s::integer[]) AS pid",
+                [closed],
+            )
+
+        held = HeldConnection(pool.connection)
+        await held.execute("INSERT INTO held (n) VALUES (1)", ())  # no error: sent again
+        await held.release()
+
+        async with pool.connection() as connection:
+            assert connection.info.backend_pid not in closed
+            cursor = await connection.execute("SELECT count(*) FROM held")
+            assert await cursor.fetchone() == (1,)
+    finally:
+        await pool.close()
