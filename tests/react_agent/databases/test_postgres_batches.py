@@ -61,6 +61,14 @@ async def _writers(database: str) -> AsyncIterator[tuple[Any, Any]]:
         yield saver, runs.events
 
 
+async def _open_runs(events, count: int) -> None:
+    """Open runs run0… on threads wang1:t0…, as the runner does before their first event."""
+    await events.ensure_tables()
+    for n in range(count):
+        record = RunRecord(f"run{n}", f"wang1:t{n}", "wang1", "zh-CN", events.owner)
+        await events.open_run(record, lambda: None)
+
+
 async def _step(saver, events, n: int, payload: dict[str, Any]) -> None:
     """Store a question's step: its checkpoint and its event, as they come under load."""
     checkpoint = empty_checkpoint()
@@ -76,11 +84,7 @@ async def test_checkpoints_and_events_that_come_together_go_in_one_statement(
     postgres_database,
 ):
     async with _writers(postgres_database) as (saver, events):
-        await events.ensure_tables()
-        for n in range(20):
-            await events.open_run(
-                RunRecord(f"run{n}", f"wang1:t{n}", "wang1", "zh-CN", events.owner), lambda: None
-            )
+        await _open_runs(events, 20)
         before = saver.writes.statements
 
         await asyncio.gather(*(_step(saver, events, n, {"n": n}) for n in range(20)))
@@ -103,11 +107,7 @@ async def test_a_refused_event_fails_alone_and_the_checkpoints_beside_it_are_sto
     postgres_database,
 ):
     async with _writers(postgres_database) as (saver, events):
-        await events.ensure_tables()
-        for n in range(6):
-            await events.open_run(
-                RunRecord(f"run{n}", f"wang1:t{n}", "wang1", "zh-CN", events.owner), lambda: None
-            )
+        await _open_runs(events, 6)
 
         outcomes = await asyncio.gather(
             *(_step(saver, events, n, {"n": float("nan") if n == 3 else n}) for n in range(6)),
