@@ -113,7 +113,8 @@ class CheckpointBatches:
     PostgreSQL in order.
 
     Args:
-        writer: The process's statement writer (on the checkpointer's pool).
+        writer: The process's statement writer (on the run store's pool while one is open,
+            else on the checkpointer's).
 
     """
 
