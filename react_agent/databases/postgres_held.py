@@ -28,10 +28,8 @@ class HeldConnection:
     to write after a statement sends it on the same connection with the same cursor, and
     releases both once it has nothing left (`release`).
 
-    A statement that fails releases the connection at once, through the lender's context
-    with the error: the lender sees the error as if the statement had been sent in its
-    own context (the run store's turns it into a 503), the pool gets the connection back
-    (and drops it if it broke), and the next statement takes another.
+    A statement that fails releases the connection at once: the pool gets it back (and
+    drops it if it broke), and the next statement takes another.
 
     A statement that finds the connection it was just lent closed by the server is sent
     again on another (at most MAX_RESENDS times): the pool hands out a connection back for
@@ -40,7 +38,7 @@ class HeldConnection:
     writers' statements may be sent twice (ON CONFLICT, NOTIFY).
 
     Args:
-        lend: Lends a pooled connection (a pool's `connection`, or a context around it).
+        lend: Lends a pooled connection (a pool's `connection`).
 
     """
 
@@ -70,24 +68,15 @@ class HeldConnection:
             self._stack, self._cursor = stack, connection.cursor()
         try:
             await self._cursor.execute(query, params)
-        except BaseException as exc:
-            await self.release(exc)
+        except BaseException:
+            await self.release()
             raise
 
-    async def release(self, error: BaseException | None = None) -> None:
-        """Give the connection back to the pool (with `error`, the statement's that failed).
-
-        Raises:
-            Exception: Whatever the lender's context raises for `error` instead.
-
-        """
+    async def release(self) -> None:
+        """Give the connection back to the pool, if one is held."""
         stack, self._stack, self._cursor = self._stack, None, None
-        if stack is None:
-            return
-        if error is None:
+        if stack is not None:
             await stack.aclose()
-        elif not await stack.__aexit__(type(error), error, error.__traceback__):
-            return  # the caller raises `error` itself
 
 
 def _dropped(exc: BaseException) -> bool:
