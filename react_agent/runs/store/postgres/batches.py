@@ -5,15 +5,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-import psycopg
-from psycopg_pool import PoolClosed, PoolTimeout
-
 from react_agent.databases.postgres_batches import Share, SourceBatch, StatementBatches
 from react_agent.databases.postgres_json import dumps
-from react_agent.databases.postgres_pool import unavailable
 from react_agent.group_writes import settle
 from react_agent.runs.store.events import FINISHED, RUNNING, Payload, RunRecord
 from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
+from react_agent.runs.store.postgres.tables import refused
 
 RUN_COLUMNS = ("run_id", "thread_id", "user_id", "lang", "status", "owner", "trace_parent")
 """The columns of a `runs` row a batch stores with its run's first event."""
@@ -109,13 +106,10 @@ class _Batch:
         return [_Batch([event], self.conninfo) for event in self.events]
 
     def settle(self, error: Exception | None) -> None:
-        if isinstance(error, psycopg.Error | PoolTimeout | PoolClosed):
-            refused = unavailable(
-                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", self.conninfo, error
-            )
-            refused.__cause__ = error
-            error = refused
-        settle((event.stored for event in self.events), error)
+        settle(
+            (event.stored for event in self.events),
+            None if error is None else refused(self.conninfo, error),
+        )
 
     def cancel(self) -> None:
         for event in self.events:

@@ -13,6 +13,19 @@ from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 from react_agent.databases.postgres_pool import unavailable
 
 
+def refused(conninfo: str, reason: Exception) -> Exception:
+    """Return what a caller gets when the run store's database refused `reason`'s statement.
+
+    A database error (a server that cannot be used, or a row it would not take) is a 503
+    CHECKPOINTER_UNAVAILABLE, as elsewhere, caused by `reason`; anything else is `reason`.
+    """
+    if not isinstance(reason, psycopg.Error | PoolTimeout | PoolClosed):
+        return reason
+    error = unavailable("CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", conninfo, reason)
+    error.__cause__ = reason
+    return error
+
+
 class RunTables:
     """Statements on the `runs`, `run_events` and `thread_ids` tables.
 
@@ -46,9 +59,7 @@ class RunTables:
             async with self.pool.connection() as connection:
                 yield connection
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
-            raise unavailable(
-                "CHECKPOINTER_UNAVAILABLE", "PostgreSQL run store", str(self.pool.conninfo), exc
-            ) from exc
+            raise refused(str(self.pool.conninfo), exc) from exc
 
     async def read_after(self, run_id: str, after: int) -> tuple[str | None, list[Any]]:
         """Return the run's status and its events after `after`, from one snapshot."""
