@@ -181,7 +181,7 @@ class MySQLDatabase:
 
         """
         async with (
-            self._read_only(timeout, select_limit=row_limit + 1) as connection,
+            self._read_only(timeout, select_limit=row_limit + 1, statement=sql) as connection,
             connection.cursor() as cursor,
         ):
             await cursor.execute(*bindable(sql, params))
@@ -199,7 +199,7 @@ class MySQLDatabase:
         self, sql: str, params: Mapping[str, Any] | None, timeout: float, *, fallback: int
     ) -> int:
         try:
-            async with self._read_only(timeout) as connection:
+            async with self._read_only(timeout, statement=sql) as connection:
                 ((count,),) = await fetch_all(
                     connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
                 )
@@ -209,10 +209,20 @@ class MySQLDatabase:
             logger.info("could not count the rows of a limited result: %s", exc)
             return fallback
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
-        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
-        async with self._read_only(timeout) as connection:
-            await fetch_all(connection, f"EXPLAIN {sql}")
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
+        """Plan `sql` with EXPLAIN, which checks names and syntax without running it.
+
+        MariaDB runs constant subqueries while planning: `sql` must be the scoped statement.
+        """
+        async with self._read_only(timeout, statement=sql) as connection:
+            await fetch_all(connection, f"EXPLAIN {sql}", params)
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
@@ -243,7 +253,7 @@ class MySQLDatabase:
             ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
 
         """
-        async with self._read_only(None, select_limit=max_rows) as connection:
+        async with self._read_only(None, select_limit=max_rows, statement=sql) as connection:
             cursor = connection.cursor(SSCursor)
             finished = False
             try:
@@ -276,9 +286,15 @@ class MySQLDatabase:
 
     @asynccontextmanager
     async def _read_only(
-        self, timeout: float | None, *, select_limit: int | None = None
+        self,
+        timeout: float | None,
+        *,
+        select_limit: int | None = None,
+        statement: str | None = None,
     ) -> AsyncIterator[Any]:
-        async with read_only_session(self.pool, self.options, timeout, select_limit) as connection:
+        async with read_only_session(
+            self.pool, self.options, timeout, select_limit, statement
+        ) as connection:
             yield connection
 
     def _unavailable(self, problem: str) -> ServiceError:

@@ -170,9 +170,9 @@ class SQLiteDatabase:
                 if cancelled.is_set():
                     raise QueryFailed("query cancelled") from exc
                 raise statement_timed_out(timeout) from exc
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
         except sqlite3.Error as exc:
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
         finally:
             connection.close()
             with self._count_lock:
@@ -191,18 +191,25 @@ class SQLiteDatabase:
             # Counting is a courtesy; the capped rows are still right without it.
             return fallback
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
         try:
-            await asyncio.to_thread(self._explain, sql)
+            await asyncio.to_thread(self._explain, sql, dict(params or {}))
         except sqlite3.Error as exc:
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
 
-    def _explain(self, sql: str) -> None:
+    def _explain(self, sql: str, params: dict[str, Any]) -> None:
         # The authorizer runs while EXPLAIN compiles the statement, as it does for a real run.
         connection = self._connect_for_query()
         try:
-            connection.execute(f"EXPLAIN {sql}").fetchall()
+            connection.execute(f"EXPLAIN {sql}", params).fetchall()
         finally:
             connection.close()
 
@@ -238,7 +245,7 @@ class SQLiteDatabase:
         except sqlite3.Error as exc:
             if str(exc) == "interrupted":
                 raise statement_timed_out(timeout) from exc
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
@@ -258,10 +265,12 @@ def _authorize_read_only(
     return sqlite3.SQLITE_OK
 
 
-def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+def _failure(exc: sqlite3.Error, sql: str) -> QueryFailed:
+    """Return the QueryFailed of a failed statement, its values redacted."""
     if str(exc) in ("not authorized", "authorization denied"):
-        return (
+        return QueryFailed(
             "not authorized: the database only lets a query read the data tables "
-            "(no ATTACH, PRAGMA, writes, system tables or file functions)"
+            "(no ATTACH, PRAGMA, writes, system tables or file functions)",
+            ours=True,
         )
-    return str(exc)
+    return QueryFailed(str(exc), sql)
