@@ -1,4 +1,9 @@
-"""Running the model's SQL under a scope: guard (done by the caller) → rewrite → backend."""
+"""Running the model's SQL under a scope: guard (done by the caller) → rewrite → backend.
+
+Every statement a database sees for a question goes through here (the run, its EXPLAIN,
+an export's stream): what it sees is the scoped statement with its bound parameters,
+never the model's own text when a policy restricts the asker.
+"""
 
 from __future__ import annotations
 
@@ -51,3 +56,28 @@ async def run_in_scope(
         session=session_for(scope),
     )
     return scoped, result
+
+
+async def explain_in_scope(
+    database: SQLDatabase,
+    sql: str,
+    scope: Scope,
+    columns: TableColumns | None,
+    *,
+    timeout: float,
+) -> ScopedQuery:
+    """Rewrite `sql` for `scope` and let the database plan it, as run_in_scope would run it.
+
+    MariaDB evaluates constant subqueries while planning, so planning the model's own text
+    would read outside the scope; the plan is of the scoped statement.
+
+    Raises:
+        ScopeRefused: The query reaches outside the scope (nothing was planned).
+        QueryFailed: The database could not plan the query.
+
+    """
+    scoped = await scoped_query(database, sql, scope, columns)
+    await database.explain(
+        scoped.sql, timeout=timeout, params=scoped.params or None, session=session_for(scope)
+    )
+    return scoped
