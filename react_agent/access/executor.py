@@ -7,11 +7,14 @@ never the model's own text when a policy restricts the asker.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+
 from react_agent.access.catalog import TableColumns
 from react_agent.access.rewrite import ScopedQuery, apply_scope
 from react_agent.access.scope import Scope
 from react_agent.databases.base import SessionSettings, SQLDatabase
 from react_agent.databases.records import QueryResult
+from react_agent.databases.row_streams import RowStream
 
 
 def session_for(scope: Scope) -> SessionSettings | None:
@@ -81,3 +84,16 @@ async def explain_in_scope(
         scoped.sql, timeout=timeout, params=scoped.params or None, session=session_for(scope)
     )
     return scoped
+
+
+def open_scoped_stream(
+    database: SQLDatabase, scoped: ScopedQuery, scope: Scope, *, max_rows: int, timeout: float
+) -> AbstractAsyncContextManager[RowStream]:
+    """Stream the rows of `scoped` (from scoped_query), with its parameters and session."""
+    return database.open_row_stream(
+        scoped.sql,
+        max_rows=max_rows,
+        timeout=timeout,
+        params=scoped.params or None,
+        session=session_for(scope),
+    )
