@@ -26,6 +26,7 @@ from react_agent.databases.mysql_session import (
     batch_time,
     fetch_all,
     read_only_session,
+    translate_error,
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
@@ -264,8 +265,11 @@ class MySQLDatabase:
                 async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
                     nonlocal finished
                     while True:
-                        async with batch_time(timeout):
-                            rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        try:
+                            async with batch_time(timeout):
+                                rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        except asyncmy.errors.Error as exc:
+                            raise translate_error(exc, timeout, self.options, sql) from None
                         if not rows:
                             finished = True
                             return

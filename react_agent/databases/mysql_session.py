@@ -58,7 +58,7 @@ async def read_only_session(
             finally:
                 await _roll_back(connection)
     except asyncmy.errors.Error as exc:
-        failure = _translate(exc, timeout, options, statement)
+        failure = translate_error(exc, timeout, options, statement)
         # The driver's own exception (its text unredacted) stays out of tracebacks.
         raise failure from (None if isinstance(failure, QueryFailed) else exc)
     except ConnectionError as exc:  # refused or reset before the protocol said anything
@@ -94,12 +94,13 @@ async def batch_time(timeout: float) -> AsyncIterator[None]:
         raise statement_timed_out(timeout) from exc
 
 
-def _translate(
+def translate_error(
     exc: asyncmy.errors.Error,
     timeout: float | None,
     options: dict[str, Any],
     statement: str | None,
 ) -> Exception:
+    """Return what a server error means: 503 unreachable, a timeout, or QueryFailed (redacted)."""
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     message = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
     if code in _CONNECTION_ERRORS:

@@ -24,7 +24,7 @@ from react_agent.databases.postgres_pool import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, open_postgres_row_stream
+from react_agent.databases.row_streams import RowStream, open_postgres_row_stream, translating
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ class PostgresDatabase:
             self._read_only(timeout, session, sql) as connection,
             open_postgres_row_stream(connection, sql, max_rows=max_rows, params=bound) as stream,
         ):
-            yield stream
+            yield translating(stream, psycopg.Error, lambda exc: self._translate(exc, timeout, sql))
 
     async def aclose(self) -> None:
         """Close the pool."""

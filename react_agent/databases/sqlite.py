@@ -8,13 +8,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
+from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream, translating
 from react_agent.databases.sqlite_catalog import introspect_sqlite
 from react_agent.errors import ServiceError
 
@@ -241,11 +242,9 @@ class SQLiteDatabase:
                 timeout=timeout,
                 params=dict(params or {}),
             ) as stream:
-                yield stream
+                yield translating(stream, sqlite3.Error, partial(_stream_failure, sql, timeout))
         except sqlite3.Error as exc:
-            if str(exc) == "interrupted":
-                raise statement_timed_out(timeout) from exc
-            raise _failure(exc, sql) from None
+            raise _stream_failure(sql, timeout, exc) from None
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
@@ -263,6 +262,14 @@ def _authorize_read_only(
     if action == sqlite3.SQLITE_READ and (arg1 or "").lower().startswith("sqlite_"):
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
+
+
+def _stream_failure(sql: str, timeout: float, exc: Exception) -> QueryFailed:
+    """Return the QueryFailed of a streamed query: its batch ran out of time, or it failed."""
+    if str(exc) == "interrupted":
+        return statement_timed_out(timeout)
+    assert isinstance(exc, sqlite3.Error)
+    return _failure(exc, sql)
 
 
 def _failure(exc: sqlite3.Error, sql: str) -> QueryFailed:

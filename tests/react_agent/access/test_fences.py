@@ -1,11 +1,11 @@
 """The row filter runs before the model's SQL on every engine, and no error carries a value.
 
 Each attempt is an expression that raises on a row's values, aimed at rows outside region 1
-(or at the sensitive customer_name). Through the executor (guard → rewrite → backend, run
-and EXPLAIN) on the full sample, it must return exactly what region 1's oracle copy returns,
-or fail with an error text holding no value of a row outside the scope and no customer name.
-The plan tests read each engine's plan of a fenced query: the filter sits below the model's
-predicate, and without the fence it does not.
+(or at the sensitive customer_name). Through the executor (guard → rewrite → backend: run,
+EXPLAIN, and a CSV export read to its end) on the full sample, it must return exactly what
+region 1's oracle copy returns, or fail with an error text holding no value of a row outside
+the scope and no customer name. The plan tests read each engine's plan of a fenced query:
+the filter sits below the model's predicate, and without the fence it does not.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.open import open_database
+from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import QueryRejected, check_query
+from react_agent.results.exports import start_csv_export
 from tests.react_agent.access.conftest import (
     POLICY_FILE,
     SampleCopies,
@@ -179,11 +181,33 @@ async def _attempt(
         errors.append(str(exc))
     except ScopeRefused as exc:
         return "refused", exc.reason, []
+    errors.extend(await _export_errors(database, sql, scope, columns))
     try:
         _, result = await run_in_scope(database, sql, scope, columns, row_limit=1000, timeout=10)
     except QueryFailed as exc:
         return "failed", str(exc), [*errors, str(exc)]
     return "ok", _values(result), errors
+
+
+async def _export_errors(
+    database: SQLDatabase, sql: str, scope: Scope, columns: TableColumns
+) -> list[str]:
+    """Return the error of the query's CSV export, read to its end (a failing row included)."""
+    try:
+        chunks = await start_csv_export(
+            database,
+            sql,
+            allowed_tables=None,
+            max_rows=100_000,
+            timeout=10,
+            scope=scope,
+            columns=columns,
+        )
+        async for _ in chunks:
+            pass
+    except (ServiceError, QueryFailed) as exc:
+        return [str(exc)]
+    return []
 
 
 def _values(result: Any) -> list[str]:
