@@ -7,7 +7,9 @@ the model repairs its SQL from must stay.
 
 from __future__ import annotations
 
+import ast
 import sqlite3
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -224,3 +226,28 @@ def test_real_engine_errors_come_out_of_the_backends_redacted():
     with duckdb.connect() as connection, pytest.raises(duckdb.Error) as failed:
         connection.execute("SELECT CAST('name1' AS INT)")
     assert "name1" not in redact_error(str(failed.value).splitlines()[0], "SELECT CAST(x AS INT)")
+
+
+def test_only_the_services_own_literal_texts_skip_the_redaction():
+    """Every QueryFailed(…, ours=True) in the code base is built from our own literal text."""
+    root = Path(__file__).resolve().parents[3] / "react_agent"
+    ours = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "QueryFailed"):
+                continue
+            if not any(k.arg == "ours" for k in node.keywords):
+                continue
+            text = node.args[0]
+            ours.append(path.name)
+            literal = isinstance(text, ast.Constant) or (
+                isinstance(text, ast.JoinedStr)
+                and all(
+                    isinstance(part, ast.Constant) or ast.unparse(part.value) == "timeout"
+                    for part in text.values
+                )
+            )
+            assert literal, (
+                f"{path}:{node.lineno}: a text that skips the redaction: {ast.unparse(text)}"
+            )
+    assert sorted(ours) == ["base.py", "sqlite.py"]
