@@ -2,10 +2,11 @@
 
 `python -m bench.access.rewrite [--runs 2000]` rewrites one query joining ten table
 references of the sample (eight of them filtered by the sample policy's east_analyst, one
-with a denied column) on both dialects, and prints p50/p99/max in milliseconds next to the
-time sqlglot takes to parse the same SQL. The rewrite reads the guard's cached parse
-tree, so its figure is what the scope adds after the guard (which parses once anyway). Figures,
-not assertions; it writes `bench/out/access_rewrite.json`.
+with a denied column, each filtered subquery fenced) on the four dialects, and prints
+p50/p99/max in milliseconds next to the time sqlglot takes to parse the same SQL. The
+rewrite reads the guard's cached parse tree, so its figure is what the scope adds after the
+guard (which parses once anyway). Figures, not assertions; it writes
+`bench/out/access_rewrite.json`.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def measure(runs: int, clock=time.thread_time_ns) -> dict[str, dict[str, dict[st
     policy = load_policy(POLICY, CATALOG)
     scope = policy.scope_for(policy.actor_for("alice"))
     figures = {}
-    for dialect in ("sqlite", "postgres"):
+    for dialect in ("sqlite", "postgres", "mysql", "duckdb"):
         for _ in range(50):  # warm-up: caches, first-call imports
             apply_scope(TEN_TABLE_JOIN, dialect, scope, CATALOG)
         rewrite, parse = [], []

@@ -1,13 +1,18 @@
 """The scope on the parse tree: filtered tables wrapped, denied columns and tables refused.
 
 Every reference to a real table that has a row filter or denied columns is replaced by
-`(SELECT <allowed columns> FROM t WHERE <filter>) AS <alias>`, wherever it appears (FROM,
+`(SELECT <allowed columns> FROM t WHERE <filter> <fence>) AS <alias>`, wherever it appears (FROM,
 JOIN, subqueries, CTE bodies, set-operation branches, correlated and scalar subqueries),
 so `*`, `t.*` and whole-row references see only the allowed columns and rows. The filter's
 `:name` placeholders stay placeholders: their values travel as bound parameters. Which
 reference is a real table and which a CTE comes from sqlglot's scope analysis; a CTE named
 like a real table is refused, so it can neither hide a table from the rewrite nor stand in
 for the table a filter's own subquery reads.
+
+The fence (FENCES) is a LIMIT/OFFSET that changes no row but keeps every planner from
+merging the subquery into the query around it or pushing the model's conditions into it,
+so the filter is applied to every row before anything the model wrote is evaluated on it:
+an expression that raises on a row outside the scope never sees that row.
 """
 
 from __future__ import annotations
@@ -33,6 +38,17 @@ them, so a driver that reads `%(name)s` never takes text the model wrote for one
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
 DEFAULT_SCHEMAS = frozenset({"main", "public"})
+FENCES = {
+    # PostgreSQL neither pulls up a subquery with an OFFSET nor pushes quals into it;
+    # DuckDB pushes no filter through a LIMIT/OFFSET operator.
+    "postgres": "OFFSET 0",
+    "duckdb": "OFFSET 0",
+    # SQLite's flattener (rule 14) and WHERE push-down both skip a subquery with OFFSET.
+    "sqlite": "LIMIT -1 OFFSET 0",
+    # MySQL/MariaDB merge no derived table with a LIMIT, nor push conditions into it.
+    "mysql": "LIMIT 18446744073709551615",
+}
+"""Per dialect: what ends each filtered subquery so the filter runs before the model's SQL."""
 """Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 
 
@@ -138,7 +154,7 @@ def _spliced(sql: str, edits: list[tuple[int, int, str]]) -> str:
 def _subquery_text(
     predicate: str | None, allowed: tuple[str, ...] | None, dialect: str
 ) -> tuple[str, frozenset[str]]:
-    """Return `SELECT allowed FROM <marker> WHERE filter` in `dialect`, and its placeholders.
+    """Return `SELECT allowed FROM <marker> WHERE filter <fence>` and its placeholders.
 
     The marker table stands for the reference's own text; the filter's `:name`s stay
     placeholders, written the way the dialect's driver binds them.
@@ -156,7 +172,7 @@ def _subquery_text(
         for placeholder in condition.find_all(exp.Placeholder):
             placeholder.set("this", PARAMETER_PREFIX + placeholder.name)
         select = select.where(condition)
-    return select.sql(dialect=dialect), placeholders
+    return f"{select.sql(dialect=dialect)} {FENCES.get(dialect, FENCES['postgres'])}", placeholders
 
 
 def _parse(sql: str, dialect: str) -> exp.Expression:

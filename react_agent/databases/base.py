@@ -8,17 +8,31 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from react_agent.databases.catalog_model import Catalog
+from react_agent.databases.error_text import redact_error
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 
 
 class QueryFailed(Exception):
-    """The database refused or aborted a query; the message is for the model to read."""
+    """The database refused or aborted a query; the message, values redacted, is for the model.
+
+    Args:
+        message: The database's error text (redacted here: react_agent/databases/error_text),
+            or the service's own (`ours`), which quotes no data.
+        statement: The SQL that failed; quoted texts made only of its words are kept.
+        ours: The message is the service's, not the database's: kept as it is.
+
+    """
+
+    def __init__(self, message: str, statement: str | None = None, *, ours: bool = False) -> None:
+        super().__init__(message if ours else redact_error(message, statement))
 
 
 def statement_timed_out(timeout: float) -> QueryFailed:
     """Return the failure of a query stopped by its statement timeout (every database's)."""
-    return QueryFailed(f"query stopped: it ran longer than the {timeout:g} s statement timeout")
+    return QueryFailed(
+        f"query stopped: it ran longer than the {timeout:g} s statement timeout", ours=True
+    )
 
 
 @dataclass(frozen=True)
@@ -88,8 +102,18 @@ class SQLDatabase(Protocol):
         """
         ...
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
-        """Let the database plan the query without running it; raise QueryFailed if it can't."""
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
+        """Let the database plan the query without running it; raise QueryFailed if it can't.
+
+        `params` and `session` as for run_query: what is planned is the scoped statement.
+        """
         ...
 
     async def ping(self) -> None:

@@ -147,11 +147,21 @@ class DuckDBFiles:
                 total = _count_rows(cursor, sql, bound, fallback=total)
             return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
 
-        return await self._call(run, timeout)
+        return await self._call(run, timeout, sql)
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
-        await self._call(lambda cursor: cursor.execute(f"EXPLAIN {sql}").fetchall(), timeout)
+        bound = dict(params) if params else None
+        await self._call(
+            lambda cursor: cursor.execute(f"EXPLAIN {sql}", bound).fetchall(), timeout, sql
+        )
 
     async def ping(self) -> None:
         """Run a trivial query."""
@@ -188,13 +198,14 @@ class DuckDBFiles:
                     )
                 ),
                 timeout,
+                sql,
             )
 
             async def batches() -> AsyncIterator[list[Any]]:
                 left = max_rows
                 while left > 0:
                     fetch = partial(cursor.fetchmany, min(STREAM_BATCH_ROWS, left))
-                    rows = await _interruptible(cursor, locked(fetch), timeout)
+                    rows = await _interruptible(cursor, locked(fetch), timeout, sql)
                     if not rows:
                         return
                     left -= len(rows)
@@ -212,7 +223,10 @@ class DuckDBFiles:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     async def _call(
-        self, work: Callable[[duckdb.DuckDBPyConnection], T], timeout: float | None = None
+        self,
+        work: Callable[[duckdb.DuckDBPyConnection], T],
+        timeout: float | None = None,
+        statement: str | None = None,
     ) -> T:
         cursor = self.connection.cursor()
 
@@ -224,7 +238,7 @@ class DuckDBFiles:
             finally:
                 cursor.close()
 
-        return await _interruptible(cursor, run, timeout)
+        return await _interruptible(cursor, run, timeout, statement)
 
 
 def _open_read_only(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
@@ -248,9 +262,15 @@ executing is lost, so it is sent again until the thread ends."""
 
 
 async def _interruptible(
-    cursor: duckdb.DuckDBPyConnection, work: Callable[[], T], timeout: float | None
+    cursor: duckdb.DuckDBPyConnection,
+    work: Callable[[], T],
+    timeout: float | None,
+    statement: str | None = None,
 ) -> T:
-    """Run `work` in a thread; interrupt the cursor at the deadline or when cancelled."""
+    """Run `work` in a thread; interrupt the cursor at the deadline or when cancelled.
+
+    A failure of `statement` is raised as QueryFailed, its values redacted.
+    """
     running = asyncio.ensure_future(asyncio.to_thread(work))
     deadline = asyncio.get_running_loop().time() + timeout if timeout else None
     timed_out = False
@@ -277,7 +297,8 @@ async def _interruptible(
             raise statement_timed_out(timeout) from exc
         raise QueryFailed("query cancelled") from exc
     except duckdb.Error as exc:
-        raise QueryFailed(str(exc).strip().splitlines()[0]) from exc
+        # The driver's own exception (its text unredacted) stays out of tracebacks.
+        raise QueryFailed(str(exc).strip().splitlines()[0], statement) from None
 
 
 def _describe(cursor: duckdb.DuckDBPyConnection, names: list[str]) -> list[TableInfo]:

@@ -26,6 +26,7 @@ from react_agent.databases.mysql_session import (
     batch_time,
     fetch_all,
     read_only_session,
+    translate_error,
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
@@ -181,7 +182,7 @@ class MySQLDatabase:
 
         """
         async with (
-            self._read_only(timeout, select_limit=row_limit + 1) as connection,
+            self._read_only(timeout, select_limit=row_limit + 1, statement=sql) as connection,
             connection.cursor() as cursor,
         ):
             await cursor.execute(*bindable(sql, params))
@@ -199,7 +200,7 @@ class MySQLDatabase:
         self, sql: str, params: Mapping[str, Any] | None, timeout: float, *, fallback: int
     ) -> int:
         try:
-            async with self._read_only(timeout) as connection:
+            async with self._read_only(timeout, statement=sql) as connection:
                 ((count,),) = await fetch_all(
                     connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
                 )
@@ -209,10 +210,20 @@ class MySQLDatabase:
             logger.info("could not count the rows of a limited result: %s", exc)
             return fallback
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
-        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
-        async with self._read_only(timeout) as connection:
-            await fetch_all(connection, f"EXPLAIN {sql}")
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
+        """Plan `sql` with EXPLAIN, which checks names and syntax without running it.
+
+        MariaDB runs constant subqueries while planning: `sql` must be the scoped statement.
+        """
+        async with self._read_only(timeout, statement=sql) as connection:
+            await fetch_all(connection, f"EXPLAIN {sql}", params)
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
@@ -243,7 +254,7 @@ class MySQLDatabase:
             ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
 
         """
-        async with self._read_only(None, select_limit=max_rows) as connection:
+        async with self._read_only(None, select_limit=max_rows, statement=sql) as connection:
             cursor = connection.cursor(SSCursor)
             finished = False
             try:
@@ -254,8 +265,11 @@ class MySQLDatabase:
                 async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
                     nonlocal finished
                     while True:
-                        async with batch_time(timeout):
-                            rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        try:
+                            async with batch_time(timeout):
+                                rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
+                        except asyncmy.errors.Error as exc:
+                            raise translate_error(exc, timeout, self.options, sql) from None
                         if not rows:
                             finished = True
                             return
@@ -276,9 +290,15 @@ class MySQLDatabase:
 
     @asynccontextmanager
     async def _read_only(
-        self, timeout: float | None, *, select_limit: int | None = None
+        self,
+        timeout: float | None,
+        *,
+        select_limit: int | None = None,
+        statement: str | None = None,
     ) -> AsyncIterator[Any]:
-        async with read_only_session(self.pool, self.options, timeout, select_limit) as connection:
+        async with read_only_session(
+            self.pool, self.options, timeout, select_limit, statement
+        ) as connection:
             yield connection
 
     def _unavailable(self, problem: str) -> ServiceError:

@@ -26,12 +26,17 @@ _TIME_LIMIT_ERRORS = frozenset({1969, 3024})
 
 @asynccontextmanager
 async def read_only_session(
-    pool: Any, options: dict[str, Any], timeout: float | None, select_limit: int | None
+    pool: Any,
+    options: dict[str, Any],
+    timeout: float | None,
+    select_limit: int | None,
+    statement: str | None = None,
 ) -> AsyncIterator[Any]:
     """Lend a connection inside a read-only transaction that is always rolled back.
 
     A cancelled caller's statement is killed on the server from a side connection,
-    and the connection it ran on is closed rather than returned to the pool.
+    and the connection it ran on is closed rather than returned to the pool. A failure
+    of `statement` reaches the caller as QueryFailed, its values redacted.
 
     Raises:
         QueryFailed: The server refused or stopped a statement.
@@ -53,7 +58,9 @@ async def read_only_session(
             finally:
                 await _roll_back(connection)
     except asyncmy.errors.Error as exc:
-        raise _translate(exc, timeout, options) from exc
+        failure = translate_error(exc, timeout, options, statement)
+        # The driver's own exception (its text unredacted) stays out of tracebacks.
+        raise failure from (None if isinstance(failure, QueryFailed) else exc)
     except ConnectionError as exc:  # refused or reset before the protocol said anything
         raise unavailable(options, str(exc) or type(exc).__name__) from exc
 
@@ -87,16 +94,20 @@ async def batch_time(timeout: float) -> AsyncIterator[None]:
         raise statement_timed_out(timeout) from exc
 
 
-def _translate(
-    exc: asyncmy.errors.Error, timeout: float | None, options: dict[str, Any]
+def translate_error(
+    exc: asyncmy.errors.Error,
+    timeout: float | None,
+    options: dict[str, Any],
+    statement: str | None,
 ) -> Exception:
+    """Return what a server error means: 503 unreachable, a timeout, or QueryFailed (redacted)."""
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     message = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
     if code in _CONNECTION_ERRORS:
         return unavailable(options, message)
     if code in _TIME_LIMIT_ERRORS and timeout is not None:
         return statement_timed_out(timeout)
-    return QueryFailed(message.strip() or type(exc).__name__)
+    return QueryFailed(message.strip() or type(exc).__name__, statement)
 
 
 async def _roll_back(connection: Any) -> None:

@@ -24,7 +24,7 @@ from react_agent.databases.postgres_pool import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, open_postgres_row_stream
+from react_agent.databases.row_streams import RowStream, open_postgres_row_stream, translating
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ class PostgresDatabase:
 
         """
         sql, bound = _bindable(sql, params)
-        async with self._read_only(timeout, session) as connection:
+        async with self._read_only(timeout, session, sql) as connection:
             cursor = connection.cursor()
             raw: list[tuple[Any, ...]] = []
             # stream() fetches row by row, so a huge result never lands in memory, and it
@@ -188,7 +188,7 @@ class PostgresDatabase:
         session: SessionSettings | None,
     ) -> list[psycopg.Column]:
         try:
-            async with self._read_only(timeout, session) as connection:
+            async with self._read_only(timeout, session, sql) as connection:
                 # LIMIT 0 lets the planner skip the work; only the columns come back.
                 cursor = await connection.execute(
                     f"SELECT * FROM ({_as_subquery(sql)}\n) AS q LIMIT 0", params, binary=True
@@ -207,7 +207,7 @@ class PostgresDatabase:
         fallback: int,
     ) -> int:
         try:
-            async with self._read_only(timeout, session) as connection:
+            async with self._read_only(timeout, session, sql) as connection:
                 cursor = await connection.execute(
                     f"SELECT count(*) FROM ({_as_subquery(sql)}\n) AS q", params, binary=True
                 )
@@ -218,11 +218,19 @@ class PostgresDatabase:
             logger.info("could not count the rows of a limited result: %s", exc)
             return fallback
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
-        async with self._read_only(timeout) as connection:
+        text, bound = _bindable(sql, params)
+        async with self._read_only(timeout, session, sql) as connection:
             # binary=True forces the extended protocol: one statement, nothing appended.
-            await connection.execute(f"EXPLAIN {sql}", binary=True)
+            await connection.execute(f"EXPLAIN {text}", bound, binary=True)
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
@@ -251,10 +259,10 @@ class PostgresDatabase:
         """
         sql, bound = _bindable(sql, params)
         async with (
-            self._read_only(timeout, session) as connection,
+            self._read_only(timeout, session, sql) as connection,
             open_postgres_row_stream(connection, sql, max_rows=max_rows, params=bound) as stream,
         ):
-            yield stream
+            yield translating(stream, psycopg.Error, lambda exc: self._translate(exc, timeout, sql))
 
     async def aclose(self) -> None:
         """Close the pool."""
@@ -262,13 +270,17 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def _read_only(
-        self, timeout: float | None = None, session: SessionSettings | None = None
+        self,
+        timeout: float | None = None,
+        session: SessionSettings | None = None,
+        statement: str | None = None,
     ) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """Lend a connection inside a read-only transaction that is always rolled back.
 
         Rolling back also undoes any `SET` a query made, so nothing carries over to the
         next user of the pooled connection. `session` (a role, `app.*` settings) is set
-        transaction-locally, so row level security policies see the asking user.
+        transaction-locally, so row level security policies see the asking user. A failure
+        of `statement` reaches the caller as QueryFailed, its values redacted.
         """
         try:
             async with (
@@ -283,9 +295,13 @@ class PostgresDatabase:
                     await _apply_session(connection, session)
                 yield connection
         except psycopg.Error as exc:
-            raise self._translate(exc, timeout) from exc
+            failure = self._translate(exc, timeout, statement)
+            # The driver's own exception (its text unredacted) stays out of tracebacks.
+            raise failure from (None if isinstance(failure, QueryFailed) else exc)
 
-    def _translate(self, exc: psycopg.Error, timeout: float | None) -> Exception:
+    def _translate(
+        self, exc: psycopg.Error, timeout: float | None, statement: str | None
+    ) -> Exception:
         if is_connection_failure(exc):
             return unavailable(
                 "DATABASE_UNAVAILABLE", "PostgreSQL data database", self.pool.conninfo, exc
@@ -293,7 +309,8 @@ class PostgresDatabase:
         if isinstance(exc, pg_errors.QueryCanceled) and timeout is not None:
             if "statement timeout" in (exc.diag.message_primary or ""):
                 return statement_timed_out(timeout)
-        return QueryFailed((exc.diag.message_primary or str(exc)).strip() or type(exc).__name__)
+        message = (exc.diag.message_primary or str(exc)).strip() or type(exc).__name__
+        return QueryFailed(message, statement)
 
 
 async def _count_rows(

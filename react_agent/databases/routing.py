@@ -81,9 +81,16 @@ class DataSourceRouter:
             sql, row_limit=row_limit, timeout=timeout, params=params, session=session
         )
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
         """Plan a query on the chosen source."""
-        await self.source.explain(sql, timeout=timeout)
+        await self.source.explain(sql, timeout=timeout, params=params, session=session)
 
     async def ping(self) -> None:
         """Ping the service's own database (what /health reports)."""

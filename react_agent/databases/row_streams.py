@@ -27,6 +27,27 @@ class RowStream:
     batches: AsyncIterator[Sequence[Sequence[Any]]]
 
 
+def translating(
+    stream: RowStream,
+    errors: type[Exception] | tuple[type[Exception], ...],
+    translate: Callable[[Exception], Exception],
+) -> RowStream:
+    """Return `stream` whose batches raise `translate(error)` for a driver's `errors`.
+
+    A row that fails while the batches are read (past the first) raises the driver's own
+    exception otherwise, its text unredacted, outside the backend's translation.
+    """
+
+    async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
+        try:
+            async for rows in stream.batches:
+                yield rows
+        except errors as exc:
+            raise translate(exc) from None
+
+    return RowStream(stream.columns, batches())
+
+
 class _SQLiteCursorReader:
     """A query on its own SQLite connection, read in worker threads one batch at a time.
 

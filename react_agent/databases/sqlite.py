@@ -8,13 +8,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream
+from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream, translating
 from react_agent.databases.sqlite_catalog import introspect_sqlite
 from react_agent.errors import ServiceError
 
@@ -170,9 +171,9 @@ class SQLiteDatabase:
                 if cancelled.is_set():
                     raise QueryFailed("query cancelled") from exc
                 raise statement_timed_out(timeout) from exc
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
         except sqlite3.Error as exc:
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
         finally:
             connection.close()
             with self._count_lock:
@@ -191,18 +192,25 @@ class SQLiteDatabase:
             # Counting is a courtesy; the capped rows are still right without it.
             return fallback
 
-    async def explain(self, sql: str, *, timeout: float) -> None:
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
         """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
         try:
-            await asyncio.to_thread(self._explain, sql)
+            await asyncio.to_thread(self._explain, sql, dict(params or {}))
         except sqlite3.Error as exc:
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _failure(exc, sql) from None
 
-    def _explain(self, sql: str) -> None:
+    def _explain(self, sql: str, params: dict[str, Any]) -> None:
         # The authorizer runs while EXPLAIN compiles the statement, as it does for a real run.
         connection = self._connect_for_query()
         try:
-            connection.execute(f"EXPLAIN {sql}").fetchall()
+            connection.execute(f"EXPLAIN {sql}", params).fetchall()
         finally:
             connection.close()
 
@@ -234,11 +242,9 @@ class SQLiteDatabase:
                 timeout=timeout,
                 params=dict(params or {}),
             ) as stream:
-                yield stream
+                yield translating(stream, sqlite3.Error, partial(_stream_failure, sql, timeout))
         except sqlite3.Error as exc:
-            if str(exc) == "interrupted":
-                raise statement_timed_out(timeout) from exc
-            raise QueryFailed(_describe_sqlite_error(exc)) from exc
+            raise _stream_failure(sql, timeout, exc) from None
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
@@ -258,10 +264,20 @@ def _authorize_read_only(
     return sqlite3.SQLITE_OK
 
 
-def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+def _stream_failure(sql: str, timeout: float, exc: Exception) -> QueryFailed:
+    """Return the QueryFailed of a streamed query: its batch ran out of time, or it failed."""
+    if str(exc) == "interrupted":
+        return statement_timed_out(timeout)
+    assert isinstance(exc, sqlite3.Error)
+    return _failure(exc, sql)
+
+
+def _failure(exc: sqlite3.Error, sql: str) -> QueryFailed:
+    """Return the QueryFailed of a failed statement, its values redacted."""
     if str(exc) in ("not authorized", "authorization denied"):
-        return (
+        return QueryFailed(
             "not authorized: the database only lets a query read the data tables "
-            "(no ATTACH, PRAGMA, writes, system tables or file functions)"
+            "(no ATTACH, PRAGMA, writes, system tables or file functions)",
+            ours=True,
         )
-    return str(exc)
+    return QueryFailed(str(exc), sql)

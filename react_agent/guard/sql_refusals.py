@@ -149,6 +149,7 @@ DIALECT_REFUSED_FUNCTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
                 "postgres_scan",
                 "postgres_attach",
                 "mysql_scan",
+                "error",  # raises its argument as the error text: a value read out
             }
         ),
         ("read_", "iceberg_", "duckdb_", "pragma_"),

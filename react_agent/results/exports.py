@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import scoped_query, session_for
+from react_agent.access.executor import open_scoped_stream, scoped_query
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
 from react_agent.databases.base import QueryFailed, SQLDatabase
@@ -91,13 +91,7 @@ async def start_csv_export(
     stack = AsyncExitStack()
     try:
         stream = await stack.enter_async_context(
-            database.open_row_stream(
-                scoped.sql,
-                max_rows=max_rows,
-                timeout=timeout,
-                params=scoped.params or None,
-                session=session_for(scope),
-            )
+            open_scoped_stream(database, scoped, scope, max_rows=max_rows, timeout=timeout)
         )
         first = await anext(stream.batches, [])
     except QueryFailed as exc:

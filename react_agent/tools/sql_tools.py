@@ -12,7 +12,7 @@ from langgraph.prebuilt import InjectedState
 
 from react_agent.access.catalog import TableColumns
 from react_agent.access.current import current_scope
-from react_agent.access.executor import run_in_scope, scoped_query
+from react_agent.access.executor import explain_in_scope, run_in_scope
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
@@ -168,13 +168,13 @@ class SqlTools:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
-            await scoped_query(self.database, sql, current_scope(), self.columns)
+            await explain_in_scope(
+                self.database, sql, current_scope(), self.columns, timeout=self.timeout
+            )
         except QueryRejected as exc:
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
         except ScopeRefused as exc:
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL, exc.rule)
-        try:
-            await self.database.explain(sql, timeout=self.timeout)
         except QueryFailed as exc:
             return f"Error: {exc}"
         return "OK: the query is valid."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +49,8 @@ class SampleCopies:
     oracle: str
 
 
-def _sqlite_copies(tmp: Path) -> SampleCopies:
+def sqlite_copies(tmp: Path) -> SampleCopies:
+    """Give the full sample (with a view) and region 1's copy as two SQLite files in `tmp`."""
     full, oracle = tmp / "full.db", tmp / "oracle.db"
     for path in (full, oracle):
         shutil.copyfile(SAMPLE_DB_PATH, path)
@@ -60,15 +62,9 @@ def _sqlite_copies(tmp: Path) -> SampleCopies:
     return SampleCopies("sqlite", f"sqlite:///{full}", f"sqlite:///{oracle}")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def sample_copies(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SampleCopies]:
-    """Give the full sample and region 1's copy, on SQLite and on PostgreSQL."""
-    if request.param == "sqlite":
-        yield _sqlite_copies(tmp_path_factory.mktemp("access"))
-        return
-    server = request.getfixturevalue("postgres_url")
+@contextmanager
+def postgres_copies(server: str) -> Iterator[SampleCopies]:
+    """Give the full sample and region 1's copy as two databases on `server`, then drop them."""
     full, oracle = create_test_database(server), create_test_database(server)
     try:
         for url in (full, oracle):
@@ -85,3 +81,15 @@ def sample_copies(
     finally:
         drop_test_database(full)
         drop_test_database(oracle)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def sample_copies(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SampleCopies]:
+    """Give the full sample and region 1's copy, on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        yield sqlite_copies(tmp_path_factory.mktemp("access"))
+        return
+    with postgres_copies(request.getfixturevalue("postgres_url")) as copies:
+        yield copies
