@@ -38,6 +38,7 @@ them, so a driver that reads `%(name)s` never takes text the model wrote for one
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
 DEFAULT_SCHEMAS = frozenset({"main", "public"})
+"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 FENCES = {
     # PostgreSQL neither pulls up a subquery with an OFFSET nor pushes quals into it;
     # DuckDB pushes no filter through a LIMIT/OFFSET operator.
@@ -49,7 +50,6 @@ FENCES = {
     "mysql": "LIMIT 18446744073709551615",
 }
 """Per dialect: what ends each filtered subquery so the filter runs before the model's SQL."""
-"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 
 
 class ScopeRefused(Exception):
