@@ -52,6 +52,7 @@ async def admit_question(
 
     """
     CURRENT_ACTOR.set(actor)
+    ADMITTED.set(None)  # never an earlier request's budget (MCP tool calls share a task)
     ledger = service.ledger
     if ledger is not None and ledger.quotas is not None:
         await ledger.quotas.admit(actor.user_id, scope, question=not resume)
