@@ -287,42 +287,6 @@ async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_pa
             pass
 
 
-async def test_a_policy_without_api_keys_stops_start_up_unless_a_gateway_sets_the_user(settings):
-    # The typed error of the opening path (h3's one-line exit of `python -m app` wraps it).
-    policed = settings.model_copy(update={"policy_file": POLICY_FILE})
-    with pytest.raises(PolicyError, match="API_KEYS") as caught:
-        async with open_agent_service(policed, model=ScriptedChatModel()):
-            pass
-    assert "POLICY_FILE" in str(caught.value) and "AUTH_TRUSTED_GATEWAY=true" in str(caught.value)
-    trusted = policed.model_copy(update={"auth_trusted_gateway": True})
-    async with open_agent_service(trusted, model=ScriptedChatModel()) as service:
-        assert service.policy is not None
-
-
-async def test_a_half_written_policy_keeps_the_last_good_one_and_health_says_so(settings, tmp_path):
-    policy_file = tmp_path / "policy.yaml"
-    policy_file.write_text(POLICY_FILE.read_text("utf-8"), "utf-8")
-    keys = SecretStr(f"{KEYS['alice']}=alice; {KEYS['root']}")
-    policed = settings.model_copy(update={"policy_file": policy_file, "api_keys": keys})
-    async with running_service(policed, model=ScriptedChatModel()) as service:
-        health = (await service.http.get("/health", headers=bearer("root"))).json()
-        assert health["data"]["policy"]["status"] == "current", health
-        # The file as a writer leaves it halfway: alice's entry cut off (she'd fall to support).
-        text = POLICY_FILE.read_text("utf-8")
-        policy_file.write_text(
-            text.replace("  alice: {roles: [east_analyst], attributes: {region_id: 1}}\n", ""),
-            "utf-8",
-        )
-        os.utime(policy_file, ns=(1, 10**18))
-        health = (await service.http.get("/health", headers=bearer("root"))).json()
-        policy = health["data"]["policy"]
-        assert policy["status"] == "stale" and "last good policy kept" in policy["reason"]
-        assert "user alice removed" in policy["reason"], policy
-        _, scope = actor_and_scope(agent_service_of(service.app), "alice", None)
-        assert scope is not None and scope.parameters == {"region_id": 1}
-        assert "stores" in scope.row_filters
-
-
 async def test_the_openai_route_shows_no_sql_to_a_role_without_show_sql(governed, model):
     sql = "SELECT count(*) AS n FROM orders"
     model.replies = [call_tool("run_sql", sql=sql), answer("n"), call_tool("run_sql", sql=sql)]
