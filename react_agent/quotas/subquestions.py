@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 from react_agent.access.current import CURRENT_ACTOR, CURRENT_SCOPE
 from react_agent.errors import ServiceError
 from react_agent.quotas.gate import Quotas
+
+logger = logging.getLogger(__name__)
 
 
 class SubquestionQuota:
@@ -25,4 +29,7 @@ class SubquestionQuota:
             await self.quotas.admit(actor.user_id, CURRENT_SCOPE.get(), question=True)
         except ServiceError as refusal:
             return refusal.detail
+        except Exception as exc:  # the counters' database away: not asked, the run goes on
+            logger.warning("quotas: sub-question of %s not counted: %s", actor.user_id, exc)
+            return "the quota counters cannot be reached"
         return None
