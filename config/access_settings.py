@@ -16,6 +16,20 @@ class AccessSettings(BaseSettings):
         description="YAML policy of users, roles, row filters and column rules "
         "(docs/security.md; config/policy.sample.yaml). Unset: no policy, all may read all.",
     )
+    policy_reload_settle_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="A changed POLICY_FILE that loosens the policy (a user removed, a table, "
+        "filter or column rule given away) is applied only once its content stayed the same "
+        "this long; until then the last good policy stays (/health: policy stale). Changes "
+        "that only tighten apply at once. 0: every change at once.",
+    )
+    auth_trusted_gateway: bool = Field(
+        default=False,
+        description="A gateway in front of the service authenticates people and sets the "
+        "request's user id: lets POLICY_FILE run without API_KEYS (otherwise start-up "
+        "refuses, since any caller could claim any user id).",
+    )
     access_token_key: SecretStr | None = Field(
         default=None,
         description="Key of the tokens that stand for sensitive values in what the model "

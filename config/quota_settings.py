@@ -21,3 +21,10 @@ class QuotaSettings(BaseSettings):
         description="Model tokens a user's questions may use per UTC day; once reached, "
         "new questions get 429 until midnight UTC. 0: no limit.",
     )
+    quota_tokens_reserve: int = Field(
+        default=8000,
+        ge=1,
+        description="Under a token quota, the tokens each question holds from the day while "
+        "it runs (given back when it ends, its real use counted): a question starts only "
+        "while the tokens used plus those held are under the limit.",
+    )

@@ -207,6 +207,20 @@ class Settings(
     subagent_recursion_limit: int = Field(
         default=25, ge=8, le=500, description="Each sub-agent's step limit (like RECURSION_LIMIT)."
     )
+    delegate_max_tasks: int = Field(
+        default=5,
+        ge=1,
+        le=64,
+        description="Most sub-questions one delegate call may hand out; a call with more is "
+        "refused as a tool error the model can act on.",
+    )
+    delegate_max_tasks_per_question: int = Field(
+        default=10,
+        ge=1,
+        le=256,
+        description="Most sub-questions one question may hand to sub-agents in all (each "
+        "also counts against the asker's questions-per-minute quota).",
+    )
 
     # --- HTTP ---
     workers: int = Field(

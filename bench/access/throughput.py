@@ -56,6 +56,7 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
                 update: dict[str, Any] = {"data_dir": Path(directory) / name}
                 if name == "policy":
                     update["policy_file"] = SAMPLE_POLICY
+                    update["auth_trusted_gateway"] = True  # the bench names the asker itself
                 settings = base.model_copy(update=update)
                 service = await stack.enter_async_context(open_agent_service(settings))
                 options: dict[str, Any] = {}

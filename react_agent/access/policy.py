@@ -164,7 +164,11 @@ def load_policy(path: Path, catalog: Mapping[str, list[str]] | None = None) -> P
         PolicyError: The file is unreadable or wrong; the message names the file's line.
 
     """
-    text = path.read_text(encoding="utf-8")
+    return parse_policy(path.read_text(encoding="utf-8"), path, catalog)
+
+
+def parse_policy(text: str, path: Path, catalog: Mapping[str, list[str]] | None = None) -> Policy:
+    """Check the policy `text` read from `path` (named in errors); see load_policy."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:

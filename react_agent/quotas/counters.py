@@ -16,11 +16,33 @@ from react_agent.audit.database import LedgerDatabase
 
 QUESTIONS = "questions_per_minute"
 TOKENS = "tokens_per_day"
+RESERVED = "tokens_reserved"
+"""Tokens held for the questions still running today (react_agent/quotas/reservations.py)."""
 
 _TAKE = (
     "INSERT INTO quota_counters (user_id, kind, window_start, amount) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (user_id, kind, window_start) DO UPDATE "
     "SET amount = quota_counters.amount + excluded.amount"
+)
+
+
+# Reserve only while the day's tokens used plus those already reserved are under the limit:
+# one statement, so two workers cannot both take the last room (the insert path is taken
+# while nothing is reserved yet, the update path under the row's lock).
+_USED_TODAY = (
+    "COALESCE((SELECT u.amount FROM quota_counters u "
+    "WHERE u.user_id = ? AND u.kind = ? AND u.window_start = ?), 0)"
+)
+_RESERVE = (
+    "INSERT INTO quota_counters (user_id, kind, window_start, amount) "
+    f"SELECT ?, ?, ?, ? WHERE {_USED_TODAY} < ? "
+    "ON CONFLICT (user_id, kind, window_start) DO UPDATE "
+    "SET amount = quota_counters.amount + excluded.amount "
+    f"WHERE quota_counters.amount + {_USED_TODAY} < ? RETURNING amount"
+)
+_RELEASE = (
+    "UPDATE quota_counters SET amount = CASE WHEN amount > ? THEN amount - ? ELSE 0 END "
+    "WHERE user_id = ? AND kind = ? AND window_start = ?"
 )
 
 
@@ -94,6 +116,16 @@ class QuotaCounters:
         if tokens > 0:
             day = self.windows().day
             await self.database.execute(_TAKE, [user_id, TOKENS, day, tokens])
+
+    async def reserve_tokens(self, user_id: str, limit: int, amount: int, day: str) -> bool:
+        """Hold `amount` tokens of `day` while used + reserved < `limit`; False when full."""
+        used = [user_id, TOKENS, day]
+        params = [user_id, RESERVED, day, amount, *used, limit, *used, limit]
+        return bool(await self.database.fetch_all(_RESERVE, params))
+
+    async def release_tokens(self, user_id: str, amount: int, day: str) -> None:
+        """Give back `amount` tokens held on `day` (the question ended)."""
+        await self.database.execute(_RELEASE, [amount, amount, user_id, RESERVED, day])
 
     async def used(self, user_id: str, windows: Windows) -> dict[str, int]:
         """Return the user's questions this minute and tokens today."""

@@ -52,13 +52,23 @@ class Quotas:
         counters: The shared counters.
         defaults: The limits of users whose scope sets none (QUOTA_* settings).
         schema: Creates the counters' table on first use.
+        token_reserve: The tokens a run of a user with a token quota holds while it runs.
 
     """
 
-    def __init__(self, counters: QuotaCounters, defaults: QuotaLimits, schema: SchemaOnce):
+    def __init__(
+        self,
+        counters: QuotaCounters,
+        defaults: QuotaLimits,
+        schema: SchemaOnce,
+        *,
+        token_reserve: int = 8000,
+    ):
         self.counters = counters
         self.defaults = defaults
         self.schema = schema
+        self.token_reserve = token_reserve
+        """Tokens each run holds while it runs, under a token quota (reservations.py)."""
 
     async def admit(self, user_id: str, scope: Scope | None = None, *, question: bool = True):
         """Count a new question, or raise 429 QUOTA_EXCEEDED with its Retry-After.

@@ -12,7 +12,7 @@ from psycopg_pool import AsyncConnectionPool
 from config import Settings
 from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
-from react_agent.access.policy_source import open_policy_source
+from react_agent.access.policy_source import open_policy_source, require_known_users
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ServiceError
@@ -140,7 +140,17 @@ async def _open_policy(service: AgentService) -> None:
     if service.database is not None:
         service.columns = TableColumns(service.database)
     if settings.policy_file is not None:
-        service.policy = await open_policy_source(settings.policy_file, service.columns)
+        service.policy = await open_policy_source(
+            settings.policy_file,
+            service.columns,
+            settle_seconds=settings.policy_reload_settle_seconds,
+        )
+        keys = settings.api_keys.get_secret_value().strip() if settings.api_keys else ""
+        require_known_users(
+            settings.policy_file,
+            keys_set=bool(keys) or settings.api_keys_file is not None,
+            trusted_gateway=settings.auth_trusted_gateway,
+        )
 
 
 async def _start_runs(

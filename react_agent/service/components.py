@@ -47,6 +47,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "embedding_model": settings.embedding_model,
         },
         "schema": describe_catalog(service),
+        "policy": service.policy.describe() if service.policy else {"enabled": False},
     }
 
 

@@ -7,7 +7,7 @@ so they cannot delegate or ask the person; the approval gate is the main graph's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from react_agent.approval.clarification import build_ask_user_tool
@@ -18,12 +18,14 @@ from react_agent.graph.features import GraphFeature, GraphParts
 from react_agent.history.disclosure import TurnHistory
 from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, build_memory_tools
+from react_agent.quotas.subquestions import SubquestionQuota
 from react_agent.results.answer_check import check_answer
 from react_agent.results.answer_repair import AnswerRepair
 from react_agent.runs.listener_reports import report_query
 from react_agent.runs.retrieval_events import report_retrieval
 from react_agent.service.schema_catalog import schema_context, schema_tools
 from react_agent.service.state import AgentService
+from react_agent.subagents.bounds import DelegateLimits
 from react_agent.subagents.delegate import build_delegate_tool
 
 
@@ -71,12 +73,19 @@ class SubAgents:
 
     max_parallel: int
     recursion_limit: int
+    limits: DelegateLimits = field(default_factory=DelegateLimits)
+    quota: SubquestionQuota | None = None
+    """Counts each sub-question against the asker's question quota (None: no quotas)."""
 
     def attach(self, parts: GraphParts) -> GraphParts:
         """Add delegate over a graph of the parts so far, without the gate or a checkpointer."""
         graph = build_graph(replace(parts, gate=None, review=None), None)
         tool = build_delegate_tool(
-            graph, max_parallel=self.max_parallel, recursion_limit=self.recursion_limit
+            graph,
+            max_parallel=self.max_parallel,
+            recursion_limit=self.recursion_limit,
+            limits=self.limits,
+            quota=self.quota,
         )
         return parts.adding([tool])
 
@@ -126,8 +135,16 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
     if (schema := schema_context(service)) is not None:
         features.append(SchemaCatalogue(schema))
     if settings.subagents:
+        quotas = service.ledger.quotas if service.ledger is not None else None
         features.append(
-            SubAgents(settings.subagents_max_parallel, settings.subagent_recursion_limit)
+            SubAgents(
+                settings.subagents_max_parallel,
+                settings.subagent_recursion_limit,
+                DelegateLimits(
+                    settings.delegate_max_tasks, settings.delegate_max_tasks_per_question
+                ),
+                SubquestionQuota(quotas) if quotas is not None else None,
+            )
         )
     if settings.clarify == "on":
         features.append(Clarification(settings.clarify_max))

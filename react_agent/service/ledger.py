@@ -84,7 +84,16 @@ async def open_ledger(
         writer.start()
     counting = quotas or settings.quota_questions_per_minute or settings.quota_tokens_per_day
     limits = QuotaLimits(settings.quota_questions_per_minute, settings.quota_tokens_per_day)
-    quota_gate = Quotas(QuotaCounters(database), limits, schema) if counting else None
+    quota_gate = (
+        Quotas(
+            QuotaCounters(database),
+            limits,
+            schema,
+            token_reserve=settings.quota_tokens_reserve,
+        )
+        if counting
+        else None
+    )
     tally = TokenTally(quota_gate, settings.audit_flush_seconds) if quota_gate else None
     if tally is not None:
         tally.start()

@@ -10,11 +10,19 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import InjectedState
 from pydantic import BaseModel, Field
 
 from react_agent.errors import classify_exception
 from react_agent.graph.run_context import run_context
 from react_agent.runs.event_sink import current_event_sink
+from react_agent.subagents.bounds import (
+    DELEGATE,
+    DelegateLimits,
+    SubquestionQuota,
+    delegate_refusal,
+    delegated_before,
+)
 from react_agent.subagents.subagent_run import (
     SubagentOutcome,
     run_subagent,
@@ -22,14 +30,13 @@ from react_agent.subagents.subagent_run import (
     sum_usage,
 )
 
-DELEGATE = "delegate"
-
 DELEGATE_DESCRIPTION = """Hand independent parts of the question to SQL sub-agents that \
 work at the same time. Use it when the question has two or more parts that can be answered \
 separately (e.g. compare two years AND list the top products per region); answer simple \
 questions yourself. Each sub-agent sees only its own sub-question (not this conversation), \
 so write each one out in full. You get each sub-agent's answer, its SQL and the result_id \
-of each result (read_result reads them)."""
+of each result (read_result reads them). At most {max_tasks} tasks per call, and \
+{max_per_question} per question in all."""
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +53,7 @@ class DelegateInput(BaseModel):
 
     tasks: list[SubQuestion] = Field(min_length=1, description="The sub-questions.")
     tool_call_id: Annotated[str, InjectedToolCallId]
+    state: Annotated[dict[str, Any], InjectedState] = Field(default_factory=dict)
 
 
 DELEGATION_OFF_UNDER_APPROVAL = (
@@ -55,7 +63,12 @@ DELEGATION_OFF_UNDER_APPROVAL = (
 
 
 def build_delegate_tool(
-    subagent_graph: CompiledStateGraph, *, max_parallel: int, recursion_limit: int
+    subagent_graph: CompiledStateGraph,
+    *,
+    max_parallel: int,
+    recursion_limit: int,
+    limits: DelegateLimits | None = None,
+    quota: SubquestionQuota | None = None,
 ) -> BaseTool:
     """Return the delegate tool over the sub-agent graph (which has no delegate tool).
 
@@ -64,13 +77,18 @@ def build_delegate_tool(
             checkpointer of its own (it keeps its state under the parent thread).
         max_parallel: Most sub-agents of one call that run at the same time.
         recursion_limit: Each sub-agent's step limit.
+        limits: Most tasks per call and per question (default 5 and 10); a call over them
+            is a tool error.
+        quota: Counts each sub-question against the asker's question quota (None: none).
 
     """
+    limits = limits or DelegateLimits()
 
     async def delegate(
         tasks: list[SubQuestion],
         tool_call_id: Annotated[str, InjectedToolCallId],
         config: RunnableConfig,
+        state: Annotated[dict[str, Any] | None, InjectedState] = None,
     ) -> ToolMessage:
         context = run_context()  # the sub-agents run with the run's language
         if context.approve_sql:
@@ -82,6 +100,12 @@ def build_delegate_tool(
                 name=DELEGATE,
                 status="error",
             )
+        before = delegated_before(state or {}, tool_call_id, limits.max_tasks)
+        refusal = delegate_refusal(len(tasks), before, limits)
+        if refusal is not None:
+            return ToolMessage(
+                content=refusal, tool_call_id=tool_call_id, name=DELEGATE, status="error"
+            )
         gate = asyncio.Semaphore(max_parallel)
         outcomes = [
             SubagentOutcome(
@@ -89,6 +113,8 @@ def build_delegate_tool(
             )
             for n, task in enumerate(tasks, start=1)
         ]
+        for outcome in outcomes:  # each sub-question is a question of the asker's quota
+            outcome.refused = await quota.take() if quota is not None else None
 
         async def answer(outcome: SubagentOutcome) -> SubagentOutcome:
             async with gate:
@@ -103,13 +129,15 @@ def build_delegate_tool(
                     return outcome
 
         # Awaited here, in the tool call: cancelling the run cancels every sub-agent.
-        await asyncio.gather(*(answer(outcome) for outcome in outcomes))
+        await asyncio.gather(*(answer(o) for o in outcomes if o.refused is None))
         return delegate_message(outcomes, tool_call_id)
 
     return StructuredTool.from_function(
         coroutine=delegate,
         name=DELEGATE,
-        description=DELEGATE_DESCRIPTION,
+        description=DELEGATE_DESCRIPTION.format(
+            max_tasks=limits.max_tasks, max_per_question=limits.max_per_question
+        ),
         args_schema=DelegateInput,
     )
 
@@ -124,9 +152,14 @@ def delegate_message(outcomes: list[SubagentOutcome], tool_call_id: str) -> Tool
     artifact: dict[str, Any] = {
         "outcome": "delegated",
         "tasks": [
-            {**outcome.subagent, "answer": outcome.answer, "error": outcome.error}
+            {
+                **outcome.subagent,
+                "answer": outcome.answer,
+                "error": outcome.error or outcome.refused,
+            }
             for outcome in outcomes
         ],
+        "started": sum(outcome.refused is None for outcome in outcomes),
         "sqls": [entry for outcome in outcomes for entry in outcome.sqls],
         "results": [result for outcome in outcomes for result in outcome.results],
     }
@@ -143,6 +176,8 @@ def delegate_message(outcomes: list[SubagentOutcome], tool_call_id: str) -> Tool
 
 def _describe(number: int, outcome: SubagentOutcome) -> str:
     head = f"[{number}] {outcome.subagent['description']}"
+    if outcome.refused is not None:
+        return f"{head}\nError: not asked ({outcome.refused}). Answer it yourself or say so."
     if outcome.error is not None:
         return f"{head}\nError: this sub-agent failed: {outcome.error}"
     lines = [head, f"Answer: {outcome.answer or '(no answer)'}"]

@@ -35,6 +35,8 @@ class SubagentOutcome:
     question: str
     answer: str | None = None
     error: str | None = None
+    refused: str | None = None
+    """Why it was not asked (the asker's quota), or None."""
     sqls: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)

@@ -210,7 +210,9 @@ async def test_an_approval_resume_runs_under_the_scope_its_question_started_with
         replies=[call_tool("run_sql", sql="SELECT DISTINCT region_id FROM stores"), answer("ok")]
     )
     keys = SecretStr(f"{KEYS['alice']}=alice")
-    policed = settings.model_copy(update={"policy_file": policy_file, "api_keys": keys})
+    # Moving alice to another region is a loosening: applied at once only without a wait.
+    update = {"policy_file": policy_file, "api_keys": keys, "policy_reload_settle_seconds": 0}
+    policed = settings.model_copy(update=update)
     async with running_service(policed, model=model) as service:
         waiting = await service.http.post(
             "/api/v0/ask_react_agent",
@@ -277,9 +279,10 @@ async def test_a_role_without_show_sql_streams_no_tool_events_and_no_sql(governe
 async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_path):
     bad = tmp_path / "policy.yaml"
     bad.write_text(POLICY_FILE.read_text("utf-8").replace("[unit_cost]", "[unit_costs]"), "utf-8")
+    update = {"policy_file": bad, "auth_trusted_gateway": True}
     with pytest.raises(PolicyError, match=r"policy.yaml:\d+: unknown column products.unit_costs"):
         async with open_agent_service(
-            settings.model_copy(update={"policy_file": bad}), model=ScriptedChatModel()
+            settings.model_copy(update=update), model=ScriptedChatModel()
         ):
             pass
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -144,3 +145,48 @@ async def test_with_quotas_off_usage_shows_no_limits(service):
     assert response.status_code == 200
     assert usage["user_id"] == "guest" and usage["quotas_enabled"] is False
     assert usage["limits"] == {"questions_per_minute": None, "tokens_per_day": None}
+
+
+async def test_six_questions_at_once_under_a_token_quota_that_fits_one(settings):
+    # Each question costs 45 of a day's 50 tokens: once one runs, the rest must wait.
+    reply = answer("ok")
+    reply.usage_metadata = {"input_tokens": 40, "output_tokens": 5, "total_tokens": 45}
+    model = ScriptedChatModel(default=reply)
+    model.gates = {0: asyncio.Event(), 1: asyncio.Event()}  # a second one would hang here
+    model.entered = {0: asyncio.Event()}
+    update = {"quota_tokens_per_day": 50}
+    async with running_service(settings.model_copy(update=update), model=model) as client:
+
+        async def ask(n: int):
+            return await client.http.post(ASK, json={"question": f"q{n}", "user_id": "ann"})
+
+        asking = [asyncio.create_task(ask(n)) for n in range(6)]
+        try:
+            refused = []
+            while len(refused) < 5:  # five answers while the one admitted run is held
+                done, _ = await asyncio.wait(
+                    [t for t in asking if t not in refused],
+                    timeout=60,  # a guard only: a second admitted run would hang at its gate
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                assert done, f"only {len(refused)} of six answered: more than one was admitted"
+                refused += done
+            await asyncio.wait_for(model.entered[0].wait(), 30)  # the one admitted is running
+            for task in refused:
+                response = task.result()
+                assert response.status_code == 429, response.text
+                assert response.headers["Retry-After"] == "10"
+                assert_quota_envelope(response.json(), retry_after=10)
+                assert "held by your questions still running" in response.json()["data"]["error"]
+            model.gates[0].set()
+            (running,) = [t for t in asking if t not in refused]
+            assert (await running).status_code == 200
+        finally:
+            model.gates[0].set()  # the held run ends, whatever the assertions said
+        # Its end gives the hold back: 45 used < 50, so one more runs, and then the day is spent.
+        model.gates[1].set()
+        assert (await ask(6)).status_code == 200
+        await agent_service_of(client.app).ledger.tally.flush()
+        spent = await ask(7)
+    assert spent.status_code == 429 and int(spent.headers["Retry-After"]) > 10
+    assert len(model.seen) == 2

@@ -101,7 +101,7 @@ def test_broken_yaml_is_a_policy_error(tmp_path):
 
 def test_a_changed_file_is_read_again_and_a_broken_one_keeps_the_last_policy(tmp_path):
     path = write(tmp_path, GOOD)
-    source = PolicySource(path, CATALOG)
+    source = PolicySource(path, CATALOG, settle_seconds=0)  # loosenings wait: test_policy_reload
     before = source.scope_for(source.actor_for("bob"))
     assert before.tables == frozenset({"products"})
     path.write_text(GOOD.replace("tables: [products]", "tables: [products, orders]"), "utf-8")
