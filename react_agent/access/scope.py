@@ -75,6 +75,10 @@ class Scope:
         denied = self.denied_columns.get(table.lower(), frozenset())
         return [column for column in columns if column.lower() not in denied]
 
+    def filters_rows(self, table: str) -> bool:
+        """Whether the actor reads only some rows of `table` (it has a row filter)."""
+        return table.lower() in self.row_filters
+
     def sensitive(self, table: str) -> frozenset[str]:
         """Return the sensitive columns of `table` (lower case)."""
         return self.sensitive_columns.get(table.lower(), frozenset())

@@ -126,6 +126,16 @@ class SqlTools:
         names = set(current_scope().readable_columns(info.name, [n for n, _ in info.columns]))
         return [(name, type_) for name, type_ in info.columns if name in names]
 
+    def count_of(self, info: TableInfo) -> str:
+        """Return ` (N rows)`, or a note when the scope filters the table's rows.
+
+        The database counts the whole table; a caller who reads only some rows is not told
+        how many there are in all (docs/security.md, "Catalogue").
+        """
+        if current_scope().filters_rows(info.name):
+            return " (rows filtered for you: run SELECT count(*) to count them)"
+        return f" ({info.row_count} rows)"
+
     async def list_tables(self, page: int = 1) -> str:
         """List the tables in the database with their columns. Call this first."""
         names = self.allowed(await self.database.list_tables())
@@ -134,7 +144,7 @@ class SqlTools:
         start = (page - 1) * LIST_TABLES_PAGE
         infos = await self.database.describe_tables(names[start : start + LIST_TABLES_PAGE])
         lines = [
-            f"{info.name} ({info.row_count} rows): "
+            f"{info.name}{self.count_of(info)}: "
             + ", ".join(name for name, _ in self.readable(info))
             for info in infos
         ]
@@ -151,7 +161,7 @@ class SqlTools:
         infos = await self.database.describe_tables(self.allowed(table_names))
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
-            f"{info.name} ({info.row_count} rows)"
+            f"{info.name}{self.count_of(info)}"
             + (f" -- {info.comment}" if info.comment else "")
             + ":\n"
             + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
