@@ -79,11 +79,13 @@ class Lineage:
     """Why no token can stand for some output (it folds several values), or None."""
     output_count: int | None = None
     """How many result columns the pass saw (None: no sensitive column is read)."""
+    names: tuple[str, ...] = ()
+    """Lower-case names of those outputs ("" when unnamed), for a result of another width."""
 
     @property
-    def outputs(self) -> tuple[tuple[int, ...], int | None]:
-        """Return (positions, output_count), as ScopedQuery takes them."""
-        return self.positions, self.output_count
+    def outputs(self) -> tuple[tuple[int, ...], int | None, tuple[str, ...]]:
+        """Return (positions, output_count, names), as ScopedQuery takes them."""
+        return self.positions, self.output_count, self.names
 
 
 @dataclass
@@ -321,4 +323,5 @@ def sensitive_lineage(
         plural = "s" if len(sensitive) > 1 else ""
         return Lineage(refusal=LIST_REFUSAL.format(s=plural, names=", ".join(sensitive)))
     positions = tuple(i for i, (_, label) in enumerate(outputs) if label == VALUE)
-    return Lineage(positions, output_count=len(outputs))
+    names = tuple(outputs[i][0] for i in positions)
+    return Lineage(positions, output_count=len(outputs), names=names)

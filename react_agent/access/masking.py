@@ -49,18 +49,25 @@ def token_for(column: str, value: Any) -> str:
 
 
 def sensitive_names(
-    columns: Sequence[str], positions: Sequence[int], output_count: int | None
+    columns: Sequence[str],
+    positions: Sequence[int],
+    output_count: int | None,
+    names: Sequence[str] = (),
 ) -> list[str]:
     """Return the result's column names at the lineage's sensitive positions.
 
-    When the result has another number of columns than the lineage saw (a `*` over a
-    table whose columns were unknown), every column counts as sensitive: the safe side.
+    When the result has another number of columns than the lineage saw (`*` over a join
+    USING a column, which the database shows once), the sensitive outputs are matched by
+    name; if one has no name or none of the result's, every column counts as sensitive.
     """
     if output_count is None:
         return []
-    if output_count != len(columns):
-        return list(columns)
-    return [columns[i] for i in positions]
+    if output_count == len(columns):
+        return [columns[i] for i in positions]
+    by_name = {column.lower(): column for column in columns}
+    if len(names) == len(positions) and all(name in by_name for name in names):
+        return sorted({by_name[name] for name in names}, key=list(columns).index)
+    return list(columns)
 
 
 def tokenised_rows(

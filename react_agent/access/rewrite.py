@@ -59,6 +59,8 @@ class ScopedQuery:
     """0-based positions of the result columns whose values never reach the model."""
     output_count: int | None = None
     """How many columns the lineage saw in the result (None: no sensitive column read)."""
+    sensitive_names: tuple[str, ...] = ()
+    """Lower-case names of those columns, for a result of another width (`*` with USING)."""
 
 
 def apply_scope(

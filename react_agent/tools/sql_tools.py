@@ -224,7 +224,9 @@ class SqlTools:
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         self._report(sql, sql, "ok", started, row_count=result.total_row_count)
-        sensitive = sensitive_names(result.columns, scoped.sensitive_positions, scoped.output_count)
+        sensitive = sensitive_names(
+            result.columns, scoped.sensitive_positions, scoped.output_count, scoped.sensitive_names
+        )
         # What the model reads carries tokens; the artifact (the user's records) real values.
         shown = replace(result, rows=tokenised_rows(result.rows, sensitive))
         return ToolMessage(

@@ -59,6 +59,13 @@ _PORTABLE = {
         "SELECT n FROM (SELECT store_name AS n FROM stores UNION ALL "
         "SELECT customer_name FROM customers) AS u",
     ],
+    "star": [
+        "SELECT * FROM customers",
+        "SELECT c.* FROM customers c WHERE c.customer_id < 50",
+        "SELECT * FROM customers JOIN orders USING (customer_id)",
+        "SELECT * FROM customers NATURAL JOIN regions",
+        "SELECT o.*, c.* FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
+    ],
     "count": [  # counted, not shown: allowed, and no name in it anyway
         "SELECT count(customer_name) AS c FROM customers",
         "SELECT count(DISTINCT customer_name) AS c FROM customers",

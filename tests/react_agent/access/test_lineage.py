@@ -93,6 +93,8 @@ def test_folding_other_columns_is_allowed(east):
 def test_positions_name_the_result_columns_and_a_mismatch_marks_them_all():
     assert sensitive_names(["id", "upper(name)"], (1,), 2) == ["upper(name)"]
     assert sensitive_names(["a", "b", "c"], (1,), 2) == ["a", "b", "c"]
+    assert sensitive_names(["k", "Name", "x"], (2,), 4, ("name",)) == ["Name"]  # USING: by name
+    assert sensitive_names(["k", "x"], (2,), 4, ("",)) == ["k", "x"]
     assert sensitive_names(["a"], (), None) == []
 
 
