@@ -69,6 +69,16 @@ LIST_REFUSAL = (
 )
 
 
+PIVOT_REFUSAL = (
+    "the query pivots on the sensitive column{s} {names}, which would make its values "
+    "column names; pivot on another column, or GROUP BY it (its values then become tokens)"
+)
+
+
+class _Refused(Exception):
+    """Raised inside the pass when an output cannot be tokenised; its text is the reason."""
+
+
 @dataclass(frozen=True)
 class Lineage:
     """The outputs whose values are sensitive, by position; or why the query is refused."""
@@ -77,6 +87,8 @@ class Lineage:
     """0-based positions of the result columns that carry sensitive values."""
     refusal: str | None = None
     """Why no token can stand for some output (it folds several values), or None."""
+    rule: str = "SENSITIVE_VALUES_FOLDED"
+    """The rule a refusal names (SENSITIVE_VALUES_AS_COLUMNS for a pivot on one)."""
     output_count: int | None = None
     """How many result columns the pass saw (None: no sensitive column is read)."""
     names: tuple[str, ...] = ()
@@ -138,6 +150,12 @@ class _Pass:
                 (name, max(label, right[i][1] if i < len(right) else CLEAN))
                 for i, (name, label) in enumerate(left)
             ]
+        if isinstance(node, exp.Pivot):  # DuckDB's PIVOT t ON c USING agg, as a subquery
+            self._add_source(node.this, env)
+            source = next(iter(env.sources.values()), _Source({}, None))
+            if any(self.expr(on, env) for on in node.expressions):
+                raise _Refused(PIVOT_REFUSAL)
+            return [("*", source.whole())]
         if not isinstance(node, exp.Select):
             return [("", self.expr(node, env))]  # VALUES, a table function as a query
         for source in _from_items(node):
@@ -160,6 +178,25 @@ class _Pass:
         env.ctes[name] = _renamed(outputs, cte.args.get("alias"))
 
     def _add_source(self, item: exp.Expression, env: _Env) -> None:
+        self._add_plain_source(item, env)
+        pivots = item.args.get("pivots")
+        if not pivots:
+            return
+        name = next(reversed(env.sources))
+        source = env.sources[name]
+        for pivot in pivots:
+            ons = [f.this if isinstance(f, exp.In) else f for f in pivot.args.get("fields") or ()]
+            if not pivot.args.get("unpivot") and any(
+                isinstance(on, exp.Column) and source.label(on.name.lower()) for on in ons
+            ):
+                raise _Refused(PIVOT_REFUSAL)
+        # Pivoted or unpivoted columns are new: each may carry any of the source's values.
+        alias = pivots[-1].args.get("alias")
+        env.sources[alias.name.lower() if alias is not None else name] = _Source(
+            {}, None, rest=source.whole()
+        )
+
+    def _add_plain_source(self, item: exp.Expression, env: _Env) -> None:
         alias_node = item.args.get("alias")
         alias = item.alias_or_name.lower() if alias_node is None else alias_node.name.lower()
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
@@ -190,6 +227,8 @@ class _Pass:
             star = item
         if star is not None:
             return self._star(star, env)
+        if item.find(exp.Columns) is not None:  # DuckDB COLUMNS(regex): columns unknown
+            return [("*", max([self.expr(item, env), *(s.whole() for s in env.sources.values())]))]
         label = self.expr(item, env)
         name = item.alias_or_name.lower()
         if name:
@@ -318,9 +357,13 @@ def sensitive_lineage(
     if not sensitive:
         return Lineage()
     walk = _Pass(scope, columns_of)
-    outputs = walk.query(tree, None)
+    plural = "s" if len(sensitive) > 1 else ""
+    try:
+        outputs = walk.query(tree, None)
+    except _Refused as refused:
+        reason = str(refused).format(s=plural, names=", ".join(sensitive))
+        return Lineage(refusal=reason, rule="SENSITIVE_VALUES_AS_COLUMNS")
     if any(label == LIST for _, label in outputs):
-        plural = "s" if len(sensitive) > 1 else ""
         return Lineage(refusal=LIST_REFUSAL.format(s=plural, names=", ".join(sensitive)))
     positions = tuple(i for i, (_, label) in enumerate(outputs) if label == VALUE)
     names = tuple(outputs[i][0] for i in positions)

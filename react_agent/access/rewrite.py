@@ -88,7 +88,7 @@ def apply_scope(
     _refuse_denied_columns(nodes[exp.Identifier], names, scope)
     lineage = sensitive_lineage(tree, real_tables, scope, columns_of)
     if lineage.refusal is not None:
-        raise ScopeRefused("SENSITIVE_VALUES_FOLDED", lineage.refusal)
+        raise ScopeRefused(lineage.rule, lineage.refusal)
     used: set[str] = set()
     edits: list[tuple[int, int, str]] = []
     for table in real_tables:

@@ -125,6 +125,8 @@ FOLDS = {
         *_ARRAY_FOLDS,
         "SELECT list(customer_name) AS l FROM customers",
         "SELECT unnest(list(customer_name)) FROM customers",
+        "SELECT * FROM customers PIVOT (count(*) FOR customer_name IN ('a', 'b'))",
+        "SELECT * FROM (PIVOT customers ON customer_name USING count(*)) p",
     ],
 }
 
@@ -146,6 +148,14 @@ def corpus(dialect: str) -> list[tuple[str, str, str]]:
             "SELECT row_to_json(c) FROM customers c"
             if dialect == "postgres"
             else "SELECT to_json(t) FROM (SELECT customer_name FROM customers) t",
+        ]
+    if dialect == "duckdb":
+        classes["duckdb_forms"] = [
+            "SELECT v FROM customers UNPIVOT (v FOR k IN (customer_name, city))",
+            "SELECT columns('customer_n.*') FROM customers",
+            "SELECT customers FROM customers",
+            "SELECT * EXCLUDE (city) FROM customers",
+            "SELECT * RENAME (customer_name AS who) FROM customers",
         ]
     cases = [(name, sql, TOKENS) for name, sqls in classes.items() for sql in sqls]
     return cases + [("folded", sql, FOLDED) for sql in FOLDS[dialect]]

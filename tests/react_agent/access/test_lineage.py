@@ -85,6 +85,34 @@ def test_folding_several_names_into_one_value_is_refused_with_a_way_out(east, sq
     assert "customer_name" in refused.value.reason and "count it" in refused.value.reason
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM customers PIVOT (count(*) FOR customer_name IN ('a', 'b'))",
+        "SELECT * FROM (PIVOT customers ON customer_name USING count(*)) p",
+        "SELECT * FROM (SELECT city, customer_name AS n FROM customers) "
+        "PIVOT (count(*) FOR n IN (SELECT customer_name FROM customers))",
+    ],
+)
+def test_a_pivot_on_a_name_is_refused_its_values_would_be_column_names(east, sql):
+    with pytest.raises(ScopeRefused) as refused:
+        apply_scope(sql, "duckdb", east, CATALOG)
+    assert refused.value.rule == "SENSITIVE_VALUES_AS_COLUMNS"
+
+
+@pytest.mark.parametrize(
+    ("sql", "names"),
+    [
+        ("SELECT v FROM customers UNPIVOT (v FOR k IN (customer_name, city))", ("v",)),
+        ("SELECT columns('customer_.*') FROM customers", ("*",)),  # widths differ: all
+        ("SELECT * FROM customers PIVOT (count(*) FOR city IN ('a'))", ("*",)),
+    ],
+)
+def test_unpivot_and_columns_expressions_carry_names(east, sql, names):
+    scoped = apply_scope(sql, "duckdb", east, CATALOG)
+    assert scoped.sensitive_names == names
+
+
 def test_folding_other_columns_is_allowed(east):
     scoped = apply_scope("SELECT group_concat(city) FROM customers", "sqlite", east, CATALOG)
     assert scoped.sensitive_positions == ()
