@@ -134,3 +134,12 @@ def test_tokens_are_64_bits_and_do_not_collide_over_many_values():
     assert len(code) == 13
     rows = tokenised_rows([{"n": "王", "id": 1}], ["n"])
     assert rows == [{"n": token_for("n", "王"), "id": 1}]  # one character is tokenised too
+
+
+def test_a_table_counts_as_filtered_under_a_row_filter_or_a_database_role():
+    from react_agent.access.scope import Scope
+
+    assert Scope(row_filters={"orders": "1 = 1"}).filters_rows("ORDERS")
+    assert not Scope(row_filters={"orders": "1 = 1"}).filters_rows("products")
+    assert Scope(db_role="east_analyst").filters_rows("products")  # RLS may filter any table
+    assert not Scope.allow_all().filters_rows("orders")
