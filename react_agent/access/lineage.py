@@ -252,6 +252,13 @@ class _Pass:
             return CLEAN
         if isinstance(node, exp.Column):
             return self._column(node, env)
+        if isinstance(node, exp.PositionalColumn):  # DuckDB #2: the FROM's second column
+            columns = self._star(exp.Star(), env)
+            number = node.this.to_py() if isinstance(node.this, exp.Literal) else 0
+            if isinstance(number, int) and 0 < number <= len(columns):
+                if all(name != "*" for name, _ in columns):
+                    return columns[number - 1][1]
+            return max([CLEAN, *(label for _, label in columns)])
         if isinstance(node, exp.Subquery | exp.Select | exp.SetOperation):
             labels = [label for _, label in self.query(node, env)]
             return max(labels, default=CLEAN)

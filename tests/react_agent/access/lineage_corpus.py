@@ -156,6 +156,7 @@ def corpus(dialect: str) -> list[tuple[str, str, str]]:
             "SELECT customers FROM customers",
             "SELECT * EXCLUDE (city) FROM customers",
             "SELECT * RENAME (customer_name AS who) FROM customers",
+            "SELECT #2 AS n, #1 FROM customers",
         ]
     cases = [(name, sql, TOKENS) for name, sqls in classes.items() for sql in sqls]
     return cases + [("folded", sql, FOLDED) for sql in FOLDS[dialect]]

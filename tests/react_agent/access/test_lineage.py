@@ -58,6 +58,9 @@ def east():
         ("SELECT customer_name || '' FROM customers", "mysql", {0}),  # OR, or a concat
         ("SELECT v FROM customers, unnest(ARRAY[customer_name]) AS u(v)", "postgres", {0}),
         ("SELECT store_name FROM stores", "sqlite", set()),
+        ("SELECT #2, #1 FROM customers", "duckdb", {0}),  # positional: customer_name, id
+        ("SELECT l.x FROM customers c, LATERAL (SELECT c.customer_name AS x) l", "postgres", {0}),
+        ("SELECT value FROM customers, json_each(json_array(customer_name))", "sqlite", {0}),
     ],
 )
 def test_outputs_carrying_a_name_are_found_by_position(east, sql, dialect, positions):
