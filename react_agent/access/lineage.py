@@ -370,6 +370,9 @@ def sensitive_lineage(
     except _Refused as refused:
         reason = str(refused).format(s=plural, names=", ".join(sensitive))
         return Lineage(refusal=reason, rule="SENSITIVE_VALUES_AS_COLUMNS")
+    except (RecursionError, AttributeError, TypeError, ValueError) as exc:  # fail closed
+        reason = f"which outputs carry sensitive values could not be told ({type(exc).__name__})"
+        return Lineage(refusal=reason, rule="QUERY_NOT_ANALYSABLE")
     if any(label == LIST for _, label in outputs):
         return Lineage(refusal=LIST_REFUSAL.format(s=plural, names=", ".join(sensitive)))
     positions = tuple(i for i, (_, label) in enumerate(outputs) if label == VALUE)

@@ -146,3 +146,13 @@ def test_a_table_counts_as_filtered_under_a_row_filter_or_a_database_role():
     assert not Scope(row_filters={"orders": "1 = 1"}).filters_rows("products")
     assert Scope(db_role="east_analyst").filters_rows("products")  # RLS may filter any table
     assert not Scope.allow_all().filters_rows("orders")
+
+
+def test_a_query_too_deep_to_follow_is_refused_not_let_through(east):
+    deep = "SELECT " + "upper(" * 3000 + "customer_name" + ")" * 3000 + " FROM customers"
+    try:
+        scoped = apply_scope(deep, "sqlite", east, CATALOG)
+    except ScopeRefused as refused:
+        assert refused.rule in ("QUERY_NOT_ANALYSABLE",)
+    else:
+        assert scoped.sensitive_positions == (0,)
