@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Protocol
 
 from langchain_core.messages import ToolMessage
@@ -13,6 +13,7 @@ from langgraph.prebuilt import InjectedState
 from react_agent.access.catalog import TableColumns
 from react_agent.access.current import current_scope
 from react_agent.access.executor import explain_in_scope, run_in_scope
+from react_agent.access.masking import sensitive_names, tokenised_rows
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
@@ -125,6 +126,16 @@ class SqlTools:
         names = set(current_scope().readable_columns(info.name, [n for n, _ in info.columns]))
         return [(name, type_) for name, type_ in info.columns if name in names]
 
+    def count_of(self, info: TableInfo) -> str:
+        """Return ` (N rows)`, or a note when the scope filters the table's rows.
+
+        The database counts the whole table; a caller who reads only some rows is not told
+        how many there are in all (docs/security.md, "Catalogue").
+        """
+        if current_scope().filters_rows(info.name):
+            return " (rows filtered for you: run SELECT count(*) to count them)"
+        return f" ({info.row_count} rows)"
+
     async def list_tables(self, page: int = 1) -> str:
         """List the tables in the database with their columns. Call this first."""
         names = self.allowed(await self.database.list_tables())
@@ -133,7 +144,7 @@ class SqlTools:
         start = (page - 1) * LIST_TABLES_PAGE
         infos = await self.database.describe_tables(names[start : start + LIST_TABLES_PAGE])
         lines = [
-            f"{info.name} ({info.row_count} rows): "
+            f"{info.name}{self.count_of(info)}: "
             + ", ".join(name for name, _ in self.readable(info))
             for info in infos
         ]
@@ -150,7 +161,7 @@ class SqlTools:
         infos = await self.database.describe_tables(self.allowed(table_names))
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
-            f"{info.name} ({info.row_count} rows)"
+            f"{info.name}{self.count_of(info)}"
             + (f" -- {info.comment}" if info.comment else "")
             + ":\n"
             + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
@@ -213,14 +224,19 @@ class SqlTools:
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         self._report(sql, sql, "ok", started, row_count=result.total_row_count)
+        sensitive = sensitive_names(
+            result.columns, scoped.sensitive_positions, scoped.output_count, scoped.sensitive_names
+        )
+        # What the model reads carries tokens; the artifact (the user's records) real values.
+        shown = replace(result, rows=tokenised_rows(result.rows, sensitive))
         return ToolMessage(
-            content=f"result_id: {tool_call_id}\n" + describe_result(result, self.preview_rows),
+            content=f"result_id: {tool_call_id}\n" + describe_result(shown, self.preview_rows),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
             artifact={
                 "sql": sql,
                 "sql_as_run": scoped.sql,
-                "sensitive_columns": sorted(scoped.sensitive_columns),
+                "sensitive_columns": sensitive,
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),
@@ -268,7 +284,9 @@ class SqlTools:
             return f"Error: no result {result_id!r}. Known results: {known or 'none'}"
         records = artifact["records"]
         offset, limit = max(0, offset), min(max(1, limit), MAX_READ_ROWS)
-        rows = records["rows"][offset : offset + limit]
+        rows = tokenised_rows(
+            records["rows"][offset : offset + limit], artifact.get("sensitive_columns") or ()
+        )
         header = (
             f"result_id: {result_id}; rows {offset + 1}–{offset + len(rows)} of "
             f"{len(records['rows'])} kept ({records['total_row_count']} in all); "
