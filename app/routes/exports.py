@@ -24,7 +24,7 @@ blueprint = Blueprint("exports", __name__)
 @blueprint.get("/api/v0/react/conversations/<thread_id>/results/<result_id>.csv")
 @validate_querystring(ThreadQuery)
 @document_response(CsvFile, 200)
-@document_errors(400, 403, 404, 500, 503)
+@document_errors(400, 403, 404, 429, 500, 503)
 async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQuery) -> Response:
     """Download a query result of the conversation as CSV (UTF-8 with BOM, for Excel).
 
