@@ -12,6 +12,7 @@ run, a rating) whose owner is not the key's user is answered as a missing one (4
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,9 +21,11 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from app.app_state import agent_service_of
+from react_agent.runs.store.events import RUNNING
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer
-from tests.support.sse import STREAM_PATH, collect_stream
+from tests.support.sse import STREAM_PATH, collect_stream, open_stream
 
 OPEN_KEY = "owners-open-key-0123456789"
 ALICE_KEY = "owners-alice-key-0123456789"
@@ -318,3 +321,35 @@ async def test_alice_neither_reads_nor_writes_bobs_ratings_by_any_body(keyed):
     # What the bodies of the body corpus did not change (they were all refused).
     assert await ratings("bob") == before
     assert await ratings("alice") == []
+
+
+async def test_alice_cannot_cancel_bobs_running_question(settings):
+    model = ScriptedChatModel(replies=[answer("bob's secret answer")])
+    gate, entered = asyncio.Event(), asyncio.Event()
+    model.gates[0], model.entered[0] = gate, entered
+    keyed_settings = settings.model_copy(
+        update={"api_keys": SecretStr(f"{OPEN_KEY}; {ALICE_KEY}=alice")}
+    )
+    async with running_service(keyed_settings, model=model) as client:
+        store = agent_service_of(client.app).run_store.events
+        ask = {"question": "q", "user_id": "bob"}
+        async with open_stream(client.http, json=ask, headers=bearer(OPEN_KEY)) as (_, events):
+            run_id = (await anext(events)).id.partition(":")[0]
+            await entered.wait()
+            path = f"/api/v0/react/runs/{run_id}/cancel"
+            for request in (
+                {"json": {"user_id": "alice"}},
+                {"content": b'{"user_id": "bob"}'},
+                {"content": b'{"user_id": "bob"}', "headers": {"Content-Type": "text/plain"}},
+                {"data": {"user_id": "bob"}},
+                {"params": {"user_id": "bob"}},
+            ):
+                headers = {**bearer(ALICE_KEY), **request.pop("headers", {})}
+                response = await client.http.post(path, headers=headers, **request)
+                assert response.status_code in (403, 404), (request, response.text)
+                assert (await store.record(run_id)).status == RUNNING
+            mine = await client.http.post(path, headers=bearer(OPEN_KEY), json={"user_id": "bob"})
+            assert mine.json()["data"]["status"] == "cancelling", mine.text
+            gate.set()
+            rest = [event.type async for event in events]
+    assert "error" in rest and "completed" not in rest
