@@ -17,6 +17,8 @@ class ServiceError(Exception):
         detail: What went wrong, for `data.error` (English, for logs and developers).
         can_retry: Whether sending the same request again later could succeed; by default
             true for 409, 503 and 504, as the API promises.
+        message_key: The key of its message in config when not `error_type` (one code,
+            several messages: FORBIDDEN for a user, FORBIDDEN_ADMIN_ONLY for admin routes).
         params: Values formatted into the localized message.
 
     """
@@ -28,11 +30,13 @@ class ServiceError(Exception):
         detail: str,
         *,
         can_retry: bool | None = None,
+        message_key: str | None = None,
         **params: object,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.error_type = error_type
+        self.message_key = message_key or error_type
         self.detail = detail
         self.can_retry = status in (409, 503, 504) if can_retry is None else can_retry
         self.params = params

@@ -32,6 +32,7 @@ from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import Settings, resolve_lang
 from react_agent.access.actor import Actor
+from react_agent.access.stricter import allows_nothing
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError
@@ -100,12 +101,22 @@ async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) ->
     Args:
         service: The agent service (quotas, the run store, datasets).
         clock: The process's source of new thread ids.
-        ask: The validated request, its actor and scope resolved; `ask.resume` set when it
-            answers a pause (its question was counted when first asked).
+        ask: The validated request, its actor and scope resolved (the policy now); `ask.resume`
+            set when it answers a pause: it counts as a question, and is refused (403
+            ACCESS_REVOKED) when the policy now gives the asker no role.
 
     """
     actor = ask.actor or Actor(ask.user_id)
-    await admit_question(service, actor, ask.scope, resume=ask.resume is not None)
+    if ask.resume is not None and ask.scope is not None and allows_nothing(ask.scope):
+        # The policy no longer gives the asker any role: the paused question stays paused.
+        raise ServiceError(
+            403,
+            "ACCESS_REVOKED",
+            f"the access policy no longer allows user {ask.user_id}",
+            user_id=ask.user_id,
+        )
+    # A resume is a question too (an edit may run any SQL): it takes one from the quota.
+    await admit_question(service, actor, ask.scope)
     ask = await with_unique_thread_id(service, clock, ask)
     if ask.dataset_id is not None:
         # The user's dataset is the data source of the run this request starts next.

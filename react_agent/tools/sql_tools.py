@@ -39,8 +39,13 @@ TIMEOUT_MARK = "statement timeout"
 """In the message of a QueryFailed that the backends raise when a query ran too long."""
 
 
+def scope_refusal(exc: ScopeRefused) -> str:
+    """Return the reported reason of a scope refusal: its rule, then its sentence."""
+    return f"{exc.rule}: {exc.reason}"
+
+
 class QueryReporter(Protocol):
-    """Tells the run's listeners that a run_sql ended (react_agent.runs.listener_reports)."""
+    """Tells the run's listeners that a run_sql or check_sql ended (runs/listener_reports)."""
 
     def __call__(
         self,
@@ -52,8 +57,9 @@ class QueryReporter(Protocol):
         *,
         reason: str | None = None,
         row_count: int | None = None,
+        kind: Any = "run",
     ) -> None:
-        """Report one query: ok, refused (with the guard's reason), error or timeout."""
+        """Report one query: ok, refused (the guard's or the scope's reason), error, timeout."""
 
 
 def build_sql_tools(
@@ -177,17 +183,23 @@ class SqlTools:
         self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
     ) -> str | ToolMessage:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
+        started = time.perf_counter()
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
             await explain_in_scope(
                 self.database, sql, current_scope(), self.columns, timeout=self.timeout
             )
         except QueryRejected as exc:
+            self._report(sql, None, "refused", started, reason=exc.reason, kind="check")
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
         except ScopeRefused as exc:
+            reason = scope_refusal(exc)
+            self._report(sql, None, "refused", started, reason=reason, kind="check")
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL, exc.rule)
         except QueryFailed as exc:
+            self._report(sql, sql, "error", started, reason=str(exc), kind="check")
             return f"Error: {exc}"
+        self._report(sql, sql, "ok", started, kind="check")
         return "OK: the query is valid."
 
     async def run_sql(
@@ -212,6 +224,8 @@ class SqlTools:
             self._report(sql, None, "refused", started, reason=exc.reason)
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
         except ScopeRefused as exc:
+            # A probe of what the scope hides leaves a trace like any refusal (#47.5).
+            self._report(sql, None, "refused", started, reason=scope_refusal(exc))
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL, exc.rule)
         except QueryFailed as exc:
             outcome = "timeout" if TIMEOUT_MARK in str(exc) else "error"
@@ -253,6 +267,7 @@ class SqlTools:
         *,
         reason: str | None = None,
         row_count: int | None = None,
+        kind: str = "run",
     ) -> None:
         if self.report_query is not None:
             seconds = time.perf_counter() - started
@@ -264,6 +279,7 @@ class SqlTools:
                 seconds,
                 reason=reason,
                 row_count=row_count,
+                kind=kind,
             )
 
     async def read_result(

@@ -201,7 +201,7 @@ async def test_mcp_lists_only_the_tables_and_columns_the_key_may_read(governed):
     }
 
 
-async def test_an_approval_resume_runs_under_the_scope_its_question_started_with(
+async def test_an_approval_resume_runs_under_both_its_questions_scope_and_the_policy_now(
     settings, tmp_path
 ):
     policy_file = tmp_path / "policy.yaml"
@@ -235,7 +235,8 @@ async def test_an_approval_resume_runs_under_the_scope_its_question_started_with
             headers=bearer("alice"),
         )
         assert resumed.status_code == 200, resumed.text
-        assert resumed.json()["data"]["records"]["rows"] == [{"region_id": 1}]
+        # The stricter of region 1 (when asked) and region 2 (now): no store (#47.7).
+        assert resumed.json()["data"]["records"]["rows"] == []
         model.replies += [call_tool("run_sql", sql="SELECT DISTINCT region_id FROM stores")]
         model.replies += [answer("ok")]
         fresh = await service.http.post(
