@@ -325,3 +325,43 @@ def test_the_places_that_make_error_bodies_are_the_four_named():
                     callers.add(module)
     assert sorted(callers) == sorted(ERROR_BODY_PLACES)
     assert [text for text in ERROR_BODY_PLACES.values() if text not in ARCHITECTURE] == []
+
+
+def _rooms_of(tokens: list[str], top: str) -> set[str]:
+    """Return the rooms the backticked `tokens` of a table row name (`graph/hooks.py`: graph)."""
+    rooms = set()
+    for token in tokens:
+        parts = re.split(r"[/.]", token)
+        if parts[0] in ("app", "react_agent"):
+            rooms.add(".".join(parts[:2]))
+        else:
+            rooms.add("config" if parts[0] == "config" else f"{top}.{parts[0]}")
+    return rooms
+
+
+def _may_import() -> dict[str, tuple[set[str], set[str]]]:
+    """Return room -> (the rooms it may import, the rooms it may not) from ARCHITECTURE.md."""
+    section = ARCHITECTURE.split("## What may import what", 1)[1].split("Layers point", 1)[0]
+    rows: dict[str, tuple[set[str], set[str]]] = {}
+    for line in (line for line in section.splitlines() if line.startswith("| `")):
+        _, rooms, allowed, _ = line.split("|")
+        top = re.findall(r"`(\w+)", rooms)[0]
+        allowed, _, refused = allowed.partition(" — not ")
+        names = _rooms_of(re.findall(r"`([^`]+)`", rooms), top)
+        may = _rooms_of(re.findall(r"`([^`]+)`", allowed), top) | names
+        may_not = _rooms_of(re.findall(r"`([^`]+)`", refused), top)
+        rows.update({name: (may, may_not) for name in names})
+    return rows
+
+
+def test_each_room_imports_only_what_its_row_in_architecture_names():
+    rows = _may_import()
+    packages = {_room(m) for m in MODULES if m.startswith("react_agent.") and m.count(".") > 1}
+    assert sorted(packages - set(rows)) == [], "react_agent packages without a row"
+    wrong = []
+    for room, (may, may_not) in sorted(rows.items()):
+        for imported, module_import in _room_edges().get(room, {}).items():
+            allowed = imported in may or f"{imported.split('.')[0]}.*" in may
+            if not allowed or imported in may_not:
+                wrong.append(module_import)
+    assert wrong == []
