@@ -29,10 +29,13 @@ def _item(
     return SimpleNamespace(
         path=ROOT / path,
         fixturenames=list(fixtures),
-        callspec=SimpleNamespace(id=param_id) if param_id is not None else None,
+        callspec=SimpleNamespace(params={"engine": param_id}) if param_id is not None else None,
         obj=function or (lambda: None),
         _fixtureinfo=SimpleNamespace(
-            name2fixturedefs={name: [SimpleNamespace(func=f)] for name, f in fixtures.items()}
+            name2fixturedefs={
+                **{name: [SimpleNamespace(func=f, params=None)] for name, f in fixtures.items()},
+                "engine": [SimpleNamespace(func=_plain, params=("sqlite", param_id))],
+            }
         ),
     )
 

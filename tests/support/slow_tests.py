@@ -6,12 +6,13 @@ uses; `python -m pytest -m "not slow"` is the quick first run, plain `python -m 
 
 - a fixture it uses, at any depth, is named after a database server (`postgres`, `mysql`,
   `mariadb`) or a browser (`browser`, `chromium`);
-- one of its parameters is named after a database server (`[postgres]`, `[mysql]`);
+- a parametrized fixture it uses takes a param named after one (`[postgres]`, `[mysql]`;
+  a plain `parametrize` value, a SQL dialect's name for instance, does not count);
 - its module is under one of SLOW_PATHS (the browser pages, the multi-process scale-out,
   newman);
 - it, a fixture it uses, or a function of ours they call (followed through tests/)
-  calls into a module of SLOW_MODULES (a `python -m app` process, a PostgreSQL cluster,
-  MariaDB, Chromium) or names a call in SLOW_CALLS (a subprocess);
+  calls into a module of SLOW_MODULES (a `python -m app` or stdio MCP process, the bench's
+  processes, a PostgreSQL cluster, MariaDB, Chromium) or names a call in SLOW_CALLS (a subprocess);
 - it is marked `@pytest.mark.slow` by hand (load: thousands of requests, long corpora).
 
 A test that none of these catches but costs over QUICK_CPU_SECONDS of CPU is named at the
@@ -37,6 +38,8 @@ SLOW_PATHS = ("tests/app/page/", "tests/app/scale_out/", "tests/postman/")
 SLOW_MODULES = (
     "subprocess",
     "playwright",
+    "mcp.client.stdio",
+    "bench.processes",
     "tests.support.service_process",
     "tests.support.held_runs",
     "tests.support.postgres",
@@ -46,11 +49,17 @@ SLOW_MODULES = (
 """Calling anything defined in these starts a process, a browser or a database server."""
 
 SLOW_CALLS = frozenset(
-    {"create_subprocess_exec", "create_subprocess_shell", "Popen", "async_playwright"}
+    {
+        "create_subprocess_exec",
+        "create_subprocess_shell",
+        "Popen",
+        "open_process",
+        "async_playwright",
+    }
 )
 """Names whose call starts a process or a browser, whatever module they come from."""
 
-QUICK_CPU_SECONDS = 2.0
+QUICK_CPU_SECONDS = 3.0
 """A test of the quick run costing more CPU than this (setup and teardown in) is named."""
 
 _FOLLOWED = "tests."  # functions of ours whose own calls are followed
@@ -64,10 +73,18 @@ def is_slow(item: pytest.Item) -> bool:
         return True
     if any(word in name for name in item.fixturenames for word in SLOW_WORDS):
         return True
-    callspec = getattr(item, "callspec", None)
-    if callspec is not None and any(word in callspec.id for word in SLOW_WORDS):
+    if any(word in value for value in _fixture_params(item) for word in SLOW_WORDS):
         return True
     return any(_calls_slow(function, set()) for function in _functions(item))
+
+
+def _fixture_params(item: pytest.Item) -> Iterable[str]:
+    """Yield the params a parametrized fixture of `item` takes (not direct parametrize)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    for name, value in params.items():
+        if any(getattr(d, "params", None) is not None for d in definitions.get(name, ())):
+            yield str(value).lower()
 
 
 def _functions(item: pytest.Item) -> Iterable[Any]:
