@@ -116,3 +116,17 @@ def test_the_marker_is_registered_and_set_at_collection(request: pytest.FixtureR
     markers = request.config.getini("markers")
     assert any(marker.startswith("slow:") for marker in markers)
     assert request.node.get_closest_marker("slow") is None
+
+
+async def _asks_for_postgres(store: str, request: Any) -> None:
+    if store == "postgres":
+        request.getfixturevalue("postgres_database")
+
+
+def test_a_test_asking_for_a_server_by_name_is_slow_in_that_case_only():
+    postgres = _item(_asks_for_postgres)
+    postgres.callspec = SimpleNamespace(params={"store": "postgres"})
+    sqlite = _item(_asks_for_postgres)
+    sqlite.callspec = SimpleNamespace(params={"store": "sqlite"})
+    assert is_slow(postgres)
+    assert not is_slow(sqlite)

@@ -7,7 +7,8 @@ uses; `python -m pytest -m "not slow"` is the quick first run, plain `python -m 
 - a fixture it uses, at any depth, is named after a database server (`postgres`, `mysql`,
   `mariadb`) or a browser (`browser`, `chromium`);
 - a parametrized fixture it uses takes a param named after one (`[postgres]`, `[mysql]`;
-  a plain `parametrize` value, a SQL dialect's name for instance, does not count);
+  a plain `parametrize` value, a SQL dialect's name for instance, does not count), or
+  the test asks `request.getfixturevalue` for such a fixture (in the cases so named);
 - its module is under one of SLOW_PATHS (the browser pages, the multi-process scale-out,
   newman);
 - it, a fixture it uses, or a function of ours they call (followed through tests/)
@@ -75,7 +76,25 @@ def is_slow(item: pytest.Item) -> bool:
         return True
     if any(word in value for value in _fixture_params(item) for word in SLOW_WORDS):
         return True
+    if _asks_for_a_server(item):
+        return True
     return any(_calls_slow(function, set()) for function in _functions(item))
+
+
+def _asks_for_a_server(item: pytest.Item) -> bool:
+    """Whether the test asks `request.getfixturevalue` for a server's fixture by name.
+
+    Parametrized, only in the cases whose value names that server (`[postgres]`, not
+    `[sqlite]`).
+    """
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    if code is None or "getfixturevalue" not in set(_names(code)):
+        return False
+    if not any(word in text for text in _strings(code) for word in SLOW_WORDS):
+        return False
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    values = [str(value).lower() for value in params.values()]
+    return not values or any(word in value for value in values for word in SLOW_WORDS)
 
 
 def _fixture_params(item: pytest.Item) -> Iterable[str]:
@@ -134,6 +153,15 @@ def _names(code: types.CodeType) -> Iterable[str]:
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
             yield from _names(constant)
+
+
+def _strings(code: types.CodeType) -> Iterable[str]:
+    """Every string constant of `code` and of the functions nested in it."""
+    for constant in code.co_consts:
+        if isinstance(constant, str):
+            yield constant
+        elif isinstance(constant, types.CodeType):
+            yield from _strings(constant)
 
 
 def _origin(target: Any) -> str | None:
