@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import openai
 from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage
+from langchain_core.messages.tool import invalid_tool_call
+from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
 from config import Settings
+from react_agent.graph.tool_calls import split_non_object_calls
 
 PLACEHOLDER_API_KEY = "not-needed"
 """Local servers (vLLM, Ollama) ignore the key, but the OpenAI client insists on one."""
@@ -49,6 +54,45 @@ class ServiceChatOpenAI(ChatOpenAI):
         payload["messages"] = []
         payload["extra_body"] = extra_body
         return payload
+
+    def _create_chat_result(
+        self, response: dict | openai.BaseModel, generation_info: dict | None = None
+    ) -> ChatResult:
+        """Read an answer; tool calls whose arguments are no JSON object become invalid calls.
+
+        langchain-openai would fail the whole answer on them (a 500 for a model's mistake);
+        streamed, the same arguments already arrive as invalid calls.
+        """
+        dumped = response
+        if isinstance(response, openai.BaseModel):
+            dumped = response.model_dump(
+                exclude={"choices": {"__all__": {"message": {"parsed"}}}}, warnings=False
+            )
+        apart: dict[int, list[Any]] = {}
+        for index, choice in enumerate(
+            dumped.get("choices") or [] if isinstance(dumped, dict) else []
+        ):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if isinstance(message, dict) and message.get("tool_calls"):
+                message["tool_calls"], calls = split_non_object_calls(message["tool_calls"])
+                if calls:
+                    apart[index] = calls
+        if apart:  # else the answer goes on as it came (structured output keeps `parsed`)
+            response = dumped
+        result = super()._create_chat_result(response, generation_info)
+        for index, calls in apart.items():
+            answer = result.generations[index].message
+            if isinstance(answer, AIMessage):
+                answer.invalid_tool_calls.extend(
+                    invalid_tool_call(
+                        name=call["function"].get("name"),
+                        args=call["function"].get("arguments"),
+                        id=call.get("id"),
+                        error="the arguments are JSON but not one object",
+                    )
+                    for call in calls
+                )
+        return result
 
 
 def build_chat_model(settings: Settings, *, http_async_client: Any = None) -> ChatOpenAI:
