@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import invalid_tool_call
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
 from config import Settings
-from react_agent.graph.tool_calls import split_non_object_calls
+from react_agent.graph.tool_calls import (
+    UNPARSED_ARGUMENTS,
+    StreamedArguments,
+    split_non_object_calls,
+)
 
 PLACEHOLDER_API_KEY = "not-needed"
 """Local servers (vLLM, Ollama) ignore the key, but the OpenAI client insists on one."""
@@ -54,6 +59,24 @@ class ServiceChatOpenAI(ChatOpenAI):
         payload["messages"] = []
         payload["extra_body"] = extra_body
         return payload
+
+    async def _astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        """Stream as langchain-openai does, then say which calls' arguments were not JSON.
+
+        Streamed arguments are read leniently (a cut `{"sql": "SELECT 1` becomes a call);
+        the whole text of each is checked strictly at the end, and the calls that fail
+        are named in the answer's metadata (UNPARSED_ARGUMENTS) for vet_model_calls.
+        """
+        arguments = StreamedArguments()
+        async for chunk in super()._astream(*args, **kwargs):
+            if isinstance(chunk.message, AIMessageChunk):
+                arguments.add(chunk.message.tool_call_chunks)
+            yield chunk
+        if unparsed := arguments.unparsed():
+            metadata = {UNPARSED_ARGUMENTS: unparsed}
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", response_metadata=metadata)
+            )
 
     def _create_chat_result(
         self, response: dict | openai.BaseModel, generation_info: dict | None = None

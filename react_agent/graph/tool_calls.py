@@ -36,6 +36,9 @@ MAX_ECHO_CHARS = 200
 MAX_ERROR_CHARS = 2_000
 """Longest error result the model is sent (a database's error may quote its statement)."""
 
+UNPARSED_ARGUMENTS = "unparsed_tool_arguments"
+"""Key of a streamed answer's metadata: call id → its arguments (echoed) that were not JSON."""
+
 Execute = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]]
 
 
@@ -170,9 +173,13 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
     runnable: list[ToolCall] = []
     refused: list[InvalidToolCall] = []
     answers: list[ToolMessage] = []
+    unparsed = message.response_metadata.get(UNPARSED_ARGUMENTS) or {}
     for call in message.tool_calls:
         size = len(json.dumps(call["args"], ensure_ascii=False, default=str))
-        if size > MAX_ARGUMENTS_CHARS:
+        if call["id"] in unparsed:  # streamed, and read leniently: it was not JSON
+            answers.append(_answer(call, _not_json(call["name"], unparsed[call["id"]], None)))
+            refused.append(_kept(call))
+        elif size > MAX_ARGUMENTS_CHARS:
             answers.append(_answer(call, _too_long(call["name"], size)))
             refused.append(_kept(call))
         else:
@@ -191,6 +198,36 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
     # Same id: add_messages replaces the message instead of appending it.
     vetted = message.model_copy(update={"tool_calls": runnable, "invalid_tool_calls": refused})
     return vetted, answers
+
+
+class StreamedArguments:
+    """The arguments of a streamed answer's tool calls, as sent, to be checked at its end."""
+
+    def __init__(self) -> None:
+        self.ids: dict[int, str] = {}
+        self.texts: dict[int, list[str]] = {}
+
+    def add(self, chunks: Sequence[Any]) -> None:
+        """Note the pieces of arguments (and the ids) of one streamed delta."""
+        for position, chunk in enumerate(chunks):
+            index = chunk.get("index")
+            index = position if index is None else index
+            if chunk.get("id"):
+                self.ids[index] = chunk["id"]
+            if chunk.get("args"):
+                self.texts.setdefault(index, []).append(chunk["args"])
+
+    def unparsed(self) -> dict[str, str]:
+        """Return call id → echoed arguments, for each call whose arguments are not JSON."""
+        found = {}
+        for index, pieces in self.texts.items():
+            text = "".join(pieces)
+            try:
+                json.loads(text)
+            except ValueError:
+                if index in self.ids:
+                    found[self.ids[index]] = echo(text)
+        return found
 
 
 def split_non_object_calls(raw_calls: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
@@ -224,11 +261,14 @@ def _decoded_object(raw: str | None) -> Any:
 
 
 def _not_an_object(call: InvalidToolCall, decoded: Any) -> str:
-    name, raw = call["name"] or "this tool", call.get("args") or ""
+    return _not_json(call["name"], echo(call.get("args") or ""), decoded)
+
+
+def _not_json(name: str | None, echoed: str, decoded: Any) -> str:
     kind = "not valid JSON" if decoded is None else f"JSON but a {type(decoded).__name__}"
     return (
-        f"Error: the arguments of this {name} call are {kind}, so it did not run "
-        f"(you sent: {echo(raw)}). Call it again with its arguments as one JSON object, "
+        f"Error: the arguments of this {name or 'tool'} call are {kind}, so it did not run "
+        f"(you sent: {echoed}). Call it again with its arguments as one JSON object, "
         'such as {"sql": "SELECT …"}.'
     )
 
