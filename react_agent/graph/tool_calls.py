@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -168,13 +169,16 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
     that are not one JSON object, or longer than MAX_ARGUMENTS_CHARS, are answered with an
     error and kept with `{}` as their arguments, so the history sent back to the model
     stays valid JSON (servers such as llama.cpp refuse a history that is not) and small.
-    SQL arguments are tidied (spaces and a trailing semicolon).
+    SQL arguments are tidied (spaces and a trailing semicolon). A call without an id, or
+    with the id of another call of the message (some local servers send either), gets an
+    id of its own: results are matched to calls by id.
     """
     runnable: list[ToolCall] = []
     refused: list[InvalidToolCall] = []
     answers: list[ToolMessage] = []
     unparsed = message.response_metadata.get(UNPARSED_ARGUMENTS) or {}
-    for call in message.tool_calls:
+    valid, invalid_calls = _with_own_ids(message)
+    for call in valid:
         size = len(json.dumps(call["args"], ensure_ascii=False, default=str))
         if call["id"] in unparsed:  # streamed, and read leniently: it was not JSON
             answers.append(_answer(call, _not_json(call["name"], unparsed[call["id"]], None)))
@@ -184,11 +188,12 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
             refused.append(_kept(call))
         else:
             runnable.append(_tidy(call))
-    for invalid in message.invalid_tool_calls:
+    for invalid in invalid_calls:
         args = _decoded_object(invalid.get("args"))
         if isinstance(args, dict):
+            name = invalid["name"] or ""
             runnable.append(
-                ToolCall(name=invalid["name"] or "", args=args, id=invalid["id"], type="tool_call")
+                _tidy(ToolCall(name=name, args=args, id=invalid["id"], type="tool_call"))
             )
             continue
         answers.append(_answer(invalid, _not_an_object(invalid, args)))
@@ -198,6 +203,21 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
     # Same id: add_messages replaces the message instead of appending it.
     vetted = message.model_copy(update={"tool_calls": runnable, "invalid_tool_calls": refused})
     return vetted, answers
+
+
+def _with_own_ids(message: AIMessage) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """Return the message's calls and invalid calls, each with an id no other call has."""
+    seen: set[str] = set()
+
+    def own(call: Any) -> Any:
+        if call["id"] and call["id"] not in seen:
+            seen.add(call["id"])
+            return call
+        fresh = f"call_{uuid.uuid4().hex[:24]}"
+        seen.add(fresh)
+        return {**call, "id": fresh}
+
+    return [own(c) for c in message.tool_calls], [own(c) for c in message.invalid_tool_calls]
 
 
 class StreamedArguments:
