@@ -40,6 +40,9 @@ MAX_ERROR_CHARS = 2_000
 UNPARSED_ARGUMENTS = "unparsed_tool_arguments"
 """Key of a streamed answer's metadata: call id → its arguments (echoed) that were not JSON."""
 
+UNNAMED_TOOL = "unnamed_tool"
+"""The name a call the model sent without one is kept under (and answered as such)."""
+
 Execute = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]]
 
 
@@ -119,7 +122,7 @@ class ToolCallErrors:
 
     def _unknown_tool(self, name: str) -> str:
         known = ", ".join(self.tools)
-        if not name.strip():
+        if name == UNNAMED_TOOL or not name.strip():
             return f"Error: this tool call names no tool. Call one of: {known}."
         return f"Error: {echo(name)} is not a valid tool; call one of: {known}."
 
@@ -171,7 +174,8 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
     stays valid JSON (servers such as llama.cpp refuse a history that is not) and small.
     SQL arguments are tidied (spaces and a trailing semicolon). A call without an id, or
     with the id of another call of the message (some local servers send either), gets an
-    id of its own: results are matched to calls by id.
+    id of its own: results are matched to calls by id. One without a name is kept as
+    UNNAMED_TOOL, which the tools node answers.
     """
     runnable: list[ToolCall] = []
     refused: list[InvalidToolCall] = []
@@ -206,10 +210,13 @@ def vet_model_calls(message: AIMessage) -> tuple[AIMessage, list[ToolMessage]]:
 
 
 def _with_own_ids(message: AIMessage) -> tuple[list[ToolCall], list[InvalidToolCall]]:
-    """Return the message's calls and invalid calls, each with an id no other call has."""
+    """Return the message's calls and invalid calls, each with a name and an id of its own."""
     seen: set[str] = set()
 
     def own(call: Any) -> Any:
+        if not (call["name"] or "").strip():
+            # OpenAI refuses a history holding a call with an empty name (HTTP 400).
+            call = {**call, "name": UNNAMED_TOOL}
         if call["id"] and call["id"] not in seen:
             seen.add(call["id"])
             return call

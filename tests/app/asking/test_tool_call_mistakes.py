@@ -99,11 +99,16 @@ MISTAKES: dict[str, tuple[ToolCall, list[str]]] = {
 
 
 def assert_history_is_valid(request: dict[str, Any]) -> None:
-    """Every call is answered, and every call's arguments are one JSON object."""
+    """Every call is answered, has a name and one JSON object as its arguments.
+
+    OpenAI answers 400 to a history with an empty tool name; llama.cpp to arguments that
+    are not JSON: either would break every later question of the thread.
+    """
     assert unanswered_tool_call_ids(request) == []
     for message in request["messages"]:
         for call in message.get("tool_calls") or []:
             assert isinstance(json.loads(call["function"]["arguments"]), dict), call
+            assert call["function"]["name"], call
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
