@@ -23,6 +23,7 @@ import pytest
 from config import Settings
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session
+from tests.support.model_requests import unanswered_tool_call_ids, user_questions
 from tests.support.openai_stub import OpenAIStub
 from tests.support.postgres import unreachable_postgres_url
 from tests.support.sse import collect_stream
@@ -156,3 +157,23 @@ async def test_a_data_database_that_is_down_answers_503_database_unavailable(
     # The model asked for run_sql once; the outage ended the question there.
     assert len(stub.requests) == 1
     assert [m["role"] for m in stub.requests[0]["messages"]][-1] == "user"
+
+
+async def test_the_thread_answers_again_once_the_database_is_back(stub_settings, stub, tmp_path):
+    # The question that met the outage left a tool call without a result in the thread;
+    # the next question must still send the model a history it accepts.
+    path = _sample_copy(tmp_path)
+    settings = stub_settings.model_copy(update={"data_database_url": f"sqlite:///{path}"})
+    kept = tmp_path / "kept.db"
+    async with running_service(settings) as service:
+        shutil.move(path, kept)
+        status, body = await service.ask(question=QUESTION, thread_id="wang1:t1")
+        assert status == 503 and body["data"]["error_type"] == "DATABASE_UNAVAILABLE"
+        shutil.move(kept, path)
+        status, body = await service.ask(question=QUESTION, thread_id="wang1:t1")
+
+    assert status == 200, body
+    assert body["data"]["records"]["total_row_count"] == 7
+    for request in stub.requests[1:]:
+        assert unanswered_tool_call_ids(request) == []
+        assert user_questions(request) == [QUESTION, QUESTION]
