@@ -53,11 +53,22 @@ class SQLiteDatabase:
             )
 
     def _connect(self) -> sqlite3.Connection:
-        # mode=ro refuses writes at the file level; query_only refuses them in SQL too.
-        connection = sqlite3.connect(
-            f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
-        connection.execute("PRAGMA query_only = ON")
+        """Open the file read-only; a file gone or unreadable is 503 DATABASE_UNAVAILABLE."""
+        try:
+            # mode=ro refuses writes at the file level; query_only refuses them in SQL too.
+            connection = sqlite3.connect(
+                f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False
+            )
+            connection.execute("PRAGMA query_only = ON")
+        except sqlite3.Error as exc:
+            # Not the query's fault, so not a QueryFailed for the model to work around:
+            # the question ends (like the missing file at start-up: an operator must act).
+            raise ServiceError(
+                503,
+                "DATABASE_UNAVAILABLE",
+                f"SQLite database file cannot be opened: {self.path}: {exc}",
+                can_retry=False,
+            ) from exc
         return connection
 
     def _connect_for_query(self) -> sqlite3.Connection:

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
+import openai
 from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages.tool import invalid_tool_call
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
 from config import Settings
+from react_agent.graph.tool_calls import (
+    UNPARSED_ARGUMENTS,
+    StreamedArguments,
+    split_non_object_calls,
+)
 
 PLACEHOLDER_API_KEY = "not-needed"
 """Local servers (vLLM, Ollama) ignore the key, but the OpenAI client insists on one."""
@@ -49,6 +59,63 @@ class ServiceChatOpenAI(ChatOpenAI):
         payload["messages"] = []
         payload["extra_body"] = extra_body
         return payload
+
+    async def _astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        """Stream as langchain-openai does, then say which calls' arguments were not JSON.
+
+        Streamed arguments are read leniently (a cut `{"sql": "SELECT 1` becomes a call);
+        the whole text of each is checked strictly at the end, and the calls that fail
+        are named in the answer's metadata (UNPARSED_ARGUMENTS) for vet_model_calls.
+        """
+        arguments = StreamedArguments()
+        async for chunk in super()._astream(*args, **kwargs):
+            if isinstance(chunk.message, AIMessageChunk):
+                arguments.add(chunk.message.tool_call_chunks)
+            yield chunk
+        if unparsed := arguments.unparsed():
+            metadata = {UNPARSED_ARGUMENTS: unparsed}
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", response_metadata=metadata)
+            )
+
+    def _create_chat_result(
+        self, response: dict | openai.BaseModel, generation_info: dict | None = None
+    ) -> ChatResult:
+        """Read an answer; tool calls whose arguments are no JSON object become invalid calls.
+
+        langchain-openai would fail the whole answer on them (a 500 for a model's mistake);
+        streamed, the same arguments already arrive as invalid calls.
+        """
+        dumped = response
+        if isinstance(response, openai.BaseModel):
+            dumped = response.model_dump(
+                exclude={"choices": {"__all__": {"message": {"parsed"}}}}, warnings=False
+            )
+        apart: dict[int, list[Any]] = {}
+        for index, choice in enumerate(
+            dumped.get("choices") or [] if isinstance(dumped, dict) else []
+        ):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if isinstance(message, dict) and message.get("tool_calls"):
+                message["tool_calls"], calls = split_non_object_calls(message["tool_calls"])
+                if calls:
+                    apart[index] = calls
+        if apart:  # else the answer goes on as it came (structured output keeps `parsed`)
+            response = dumped
+        result = super()._create_chat_result(response, generation_info)
+        for index, calls in apart.items():
+            answer = result.generations[index].message
+            if isinstance(answer, AIMessage):
+                answer.invalid_tool_calls.extend(
+                    invalid_tool_call(
+                        name=call["function"].get("name"),
+                        args=call["function"].get("arguments"),
+                        id=call.get("id"),
+                        error="the arguments are JSON but not one object",
+                    )
+                    for call in calls
+                )
+        return result
 
 
 def build_chat_model(settings: Settings, *, http_async_client: Any = None) -> ChatOpenAI:

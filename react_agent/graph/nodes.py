@@ -36,6 +36,7 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
+from react_agent.graph.tool_calls import vet_model_calls
 from react_agent.graph.trimming import select_context_start
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
@@ -202,21 +203,18 @@ class AgentNodes:
         return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
-        """Tidy the SQL, note the tools about to run, and reject calls with broken JSON.
+        """Tidy the SQL, note the tools about to run, and answer calls that cannot run.
 
-        A call whose arguments are not valid JSON gets an error result the model can
-        correct; the tools node runs only the others.
+        A call whose arguments are not one JSON object (or are too long) gets an error
+        result the model can correct (graph/tool_calls); the tools node runs the others.
         """
         message = state["messages"][-1]
         assert isinstance(message, AIMessage)
-        calls = [_tidy_tool_call(call) for call in message.tool_calls]
-        update: dict[str, Any] = {"pending_tools": [call["name"] for call in calls]}
-        messages: list[AnyMessage] = []
-        if calls != message.tool_calls:
-            # Same id: add_messages replaces the message instead of appending it.
-            messages.append(message.model_copy(update={"tool_calls": calls}))
-        # The tools node runs only the parseable calls; every call needs a result.
-        messages.extend(_invalid_call_results(message))
+        vetted, answers = vet_model_calls(message)
+        update: dict[str, Any] = {"pending_tools": [call["name"] for call in vetted.tool_calls]}
+        messages: list[AnyMessage] = [vetted] if vetted is not message else []
+        # The tools node runs only the runnable calls; every call needs a result.
+        messages.extend(answers)
         if messages:
             update["messages"] = messages
         return update
@@ -298,28 +296,3 @@ def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]
             break
         results.append(message)
     return results[::-1]
-
-
-def _invalid_call_results(message: AIMessage) -> list[ToolMessage]:
-    return [
-        ToolMessage(
-            content=(
-                f"Error: the arguments of this {call['name']} call are not valid JSON, so it "
-                "did not run. Call it again with its arguments as one JSON object."
-            ),
-            tool_call_id=call["id"] or "",
-            name=call["name"] or "",
-            status="error",
-        )
-        for call in message.invalid_tool_calls
-    ]
-
-
-def _tidy_tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    args = call.get("args") or {}
-    sql = args.get("sql")
-    if isinstance(sql, str):
-        tidy = sql.strip().rstrip(";").strip()
-        if tidy != sql:
-            return {**call, "args": {**args, "sql": tidy}}
-    return call

@@ -124,8 +124,11 @@ def build_delegate_tool(
                         subagent_graph, outcome, sub_config, current_event_sink(), context
                     )
                 except Exception as exc:  # one failing sub-agent is that task's result
+                    error = classify_exception(exc)
+                    if error.error_type == "DATABASE_UNAVAILABLE":
+                        raise error from exc  # an outage ends the question, as in the parent
                     logger.warning("sub-agent %s failed: %s", outcome.subagent["id"], exc)
-                    outcome.error = classify_exception(exc).detail
+                    outcome.error = error.detail
                     return outcome
 
         # Awaited here, in the tool call: cancelling the run cancels every sub-agent.
