@@ -13,8 +13,10 @@ DIALECTS = ("sqlite", "postgres", "mysql", "duckdb")
 def _table(name: str, key: str, *columns: tuple[str, str, bool]) -> CatalogTable:
     return CatalogTable(
         name,
-        (CatalogColumn(key, "INTEGER", False, True),)
-        + tuple(CatalogColumn(n, t, nullable) for n, t, nullable in columns),
+        (
+            CatalogColumn(key, "INTEGER", False, True),
+            *tuple(CatalogColumn(n, t, nullable) for n, t, nullable in columns),
+        ),
         primary_key=(key,),
     )
 
