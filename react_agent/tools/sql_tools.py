@@ -16,6 +16,7 @@ from react_agent.access.executor import explain_in_scope, run_in_scope
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
+from react_agent.lint.linter import SqlLinter, as_json, warnings_text
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -64,6 +65,7 @@ def build_sql_tools(
     allowed_tables: frozenset[str] | None = None,
     report_query: QueryReporter | None = None,
     columns: TableColumns | None = None,
+    linter: SqlLinter | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -77,10 +79,11 @@ def build_sql_tools(
         report_query: Told of each run_sql's end (for the run's listeners); None: no one.
         columns: The database's columns, for the running question's scope (the access
             policy); None when there is no policy.
+        linter: Warns about a statement that ran but may answer wrongly (SQL_LINT); None: off.
 
     """
     return SqlTools(
-        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns
+        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns, linter
     ).as_tools()
 
 
@@ -99,6 +102,7 @@ class SqlTools:
     allowed_tables: frozenset[str] | None = None
     report_query: QueryReporter | None = None
     columns: TableColumns | None = None
+    linter: SqlLinter | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -180,7 +184,10 @@ class SqlTools:
         return "OK: the query is valid."
 
     async def run_sql(
-        self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+        self,
+        sql: str,
+        tool_call_id: Annotated[str, InjectedToolCallId],
+        state: Annotated[dict[str, Any] | None, InjectedState] = None,
     ) -> ToolMessage:
         """Run one read-only SELECT query and return its columns and first rows.
 
@@ -213,8 +220,11 @@ class SqlTools:
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         self._report(sql, sql, "ok", started, row_count=result.total_row_count)
+        lint = self.linter.check(sql, self.database.dialect, state) if self.linter else []
         return ToolMessage(
-            content=f"result_id: {tool_call_id}\n" + describe_result(result, self.preview_rows),
+            content=f"result_id: {tool_call_id}\n"
+            + describe_result(result, self.preview_rows)
+            + warnings_text(lint),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
             artifact={
@@ -225,6 +235,7 @@ class SqlTools:
                 "result_id": tool_call_id,
                 "records": result.as_records(),
                 "preview_row_count": min(len(result.rows), self.preview_rows),
+                "lint": as_json(lint),
             },
         )
 
