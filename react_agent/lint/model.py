@@ -18,10 +18,13 @@ class LintWarning:
     rule: str
     message: str
     sql: str
+    repair: bool = False
+    """Whether the model was asked to fix the query (SQL_LINT=repair, once per question)."""
 
     def as_json(self) -> dict[str, Any]:
-        """Return the warning as react_agent_meta.lint lists it."""
-        return {"rule": self.rule, "message": self.message, "sql": self.sql}
+        """Return the warning as react_agent_meta.lint lists it (`repair` only when asked)."""
+        data: dict[str, Any] = {"rule": self.rule, "message": self.message, "sql": self.sql}
+        return {**data, "repair": True} if self.repair else data
 
 
 @dataclass(frozen=True)

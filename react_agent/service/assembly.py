@@ -205,7 +205,7 @@ def _linter(service: AgentService) -> SqlLinter | None:
         snapshot = service.catalog.snapshot if service.catalog is not None else None
         return snapshot.catalog if snapshot is not None else None
 
-    return SqlLinter(catalog)
+    return SqlLinter(catalog, service.settings.sql_lint)
 
 
 def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLocks) -> AgentRunner:

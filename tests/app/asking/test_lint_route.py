@@ -57,3 +57,29 @@ async def test_sql_lint_off_adds_nothing(stub_settings: Settings, stub: OpenAISt
     assert status == 200
     assert "lint" not in body["data"]["react_agent_meta"]
     assert "Lint warnings" not in seen
+
+
+async def test_repair_asks_once_for_a_fix_and_the_model_runs_the_fixed_query(
+    stub_settings: Settings, stub: OpenAIStub
+):
+    repairing = stub_settings.model_copy(update={"sql_lint": "repair"})
+    async with running_service(repairing) as service:
+        stub.script(
+            Reply(tool_calls=[ToolCall("run_sql", {"sql": UNORDERED}, id="call_first")]),
+            Reply(tool_calls=[ToolCall("run_sql", {"sql": UNORDERED}, id="call_again")]),
+            Reply(tool_calls=[ToolCall("run_sql", {"sql": ORDERED}, id="call_fixed")]),
+            Reply(text="门店 1、2、3。"),
+        )
+        status, body = await service.ask(question=QUESTION)
+        shown = [
+            [m["content"] for m in request["messages"] if m.get("role") == "tool"]
+            for request in stub.requests
+        ]
+    assert status == 200
+    # The first warned result asks for the fix; the same mistake again only warns.
+    assert "fix the query now" in shown[1][0]
+    assert "Lint warnings (the query ran" in shown[2][1]
+    assert "Lint warnings" not in shown[3][2]
+    lint = body["data"]["react_agent_meta"]["lint"]
+    assert [w.get("repair", False) for w in lint] == [True, False]
+    assert body["data"]["sql"] == ORDERED
