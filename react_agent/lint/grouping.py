@@ -53,8 +53,9 @@ def check(tree: exp.Expression, context: LintContext) -> Iterator[str]:
     for select in selects(tree):
         grouped = select.args.get("group") is not None
         aggregated = any(
-            p.find(exp.AggFunc) is not None and p.find_ancestor(exp.Window) is None
+            aggregate.find_ancestor(exp.Window) is None
             for p in select.expressions
+            for aggregate in p.find_all(exp.AggFunc)
         )
         if not grouped and not aggregated:
             continue

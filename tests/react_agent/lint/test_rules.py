@@ -153,6 +153,8 @@ def test_joins_without_a_key_and_grouped_keys(dialect: str):
     # store_name depends on the grouped key: not arbitrary; SUM over the many side is right.
     assert _rules(per_store, dialect, "") == []
     assert _rules("SELECT 2 AS n GROUP BY 1", dialect, "") == []
+    window = "SELECT store_name, COUNT(*) OVER (PARTITION BY region_id) AS n FROM stores"
+    assert _rules(window, dialect, "") == []
 
 
 def test_without_a_catalogue_only_what_the_text_shows_is_flagged():
