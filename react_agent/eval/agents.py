@@ -57,15 +57,20 @@ class AgentAnswer:
 class GoldenAgent(Protocol):
     """Answers a conversation of one or more turns on a fresh thread."""
 
+    @property
+    def user_id(self) -> str:
+        """Who asks (the threads' owner): EVAL_USER, or the `--as` user."""
+        ...
+
     async def converse(self, turns: Sequence[str], thread_id: str) -> AgentAnswer:
         """Ask each turn in order on `thread_id`; stop at the first failure."""
         ...
 
 
-def new_thread_id(question_id: str) -> str:
-    """Return a fresh thread for one golden question."""
+def new_thread_id(question_id: str, user_id: str = EVAL_USER) -> str:
+    """Return a fresh thread of `user_id` for one golden question."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in question_id)[:60]
-    return f"{EVAL_USER}:{safe}-{uuid.uuid4().hex[:12]}"
+    return f"{user_id}:{safe}-{uuid.uuid4().hex[:12]}"
 
 
 def _turn_data(result: RunResult) -> dict[str, Any]:
@@ -88,6 +93,11 @@ class InProcessAgent:
     runner: AgentRunner
     actor: Actor | None = None
     scope: Scope | None = None
+
+    @property
+    def user_id(self) -> str:
+        """Who asks: the actor's user, else EVAL_USER."""
+        return self.actor.user_id if self.actor is not None else EVAL_USER
 
     async def converse(self, turns: Sequence[str], thread_id: str) -> AgentAnswer:
         """Ask each turn in order on `thread_id`; stop at the first failure."""

@@ -161,7 +161,7 @@ async def evaluate_question(
     """Ask one golden question on a fresh thread and score the scored turn's SQL."""
     try:
         async with asyncio.timeout(timeout):
-            answer = await agent.converse(question.turns, new_thread_id(question.id))
+            answer = await agent.converse(question.turns, new_thread_id(question.id, agent.user_id))
     except TimeoutError:
         answer = AgentAnswer(seconds=timeout)
         answer.fail("RUN_TIMEOUT", f"no answer within {timeout:g} s")

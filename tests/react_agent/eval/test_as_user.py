@@ -11,9 +11,10 @@ from sqlglot import exp
 from config import Settings
 from react_agent.eval.cli import main
 from react_agent.eval.golden import SAMPLE_GOLDEN_SET, read_golden_set
-from react_agent.eval.sessions import evaluate_in_process
+from react_agent.eval.sessions import evaluate_in_process, evaluate_over_http
 from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.support.golden_model import GoldenScriptModel
+from tests.support.live_server import running_service
 
 SAMPLE_POLICY = Path(__file__).resolve().parents[3] / "config" / "policy.sample.yaml"
 PICKED = ("q01-zh", "q02-zh", "q06-en", "q09-zh", "q16-en", "q17-zh", "q11-en", "t01-zh")
@@ -86,3 +87,20 @@ def test_as_without_a_policy_file_is_refused(tmp_path: Path, capsys, monkeypatch
     status = main(["--as", "alice", "--out", str(tmp_path / "out")])
     assert status == 2
     assert "NO_POLICY" in capsys.readouterr().err
+
+
+async def test_as_a_user_over_http_asks_as_that_user_and_scores_under_their_scope(
+    settings: Settings, tmp_path: Path
+):
+    questions = [q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in PICKED]
+    using_stores = {q.id for q in questions if "stores" in _tables(q.gold_sql)}
+    scoped = settings.model_copy(
+        update={"memory": False, "policy_file": _policy_without_stores(tmp_path)}
+    )
+    async with running_service(scoped, model=GoldenScriptModel(questions=questions)) as service:
+        report = await evaluate_over_http(
+            questions, scoped, url=service.base_url, concurrency=2, timeout=20.0, as_user="nostore"
+        )
+    failed = {q["id"]: q["reason"] for q in report["questions"] if not q["passed"]}
+    assert failed == dict.fromkeys(using_stores, "OUT_OF_SCOPE")
+    assert report["meta"]["as_user"] == "nostore"
