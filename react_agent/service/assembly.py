@@ -14,12 +14,14 @@ from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
 from react_agent.access.policy_source import open_policy_source, require_known_users
 from react_agent.conversations.checkpointer import open_checkpointer
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.lint.linter import SqlLinter
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission_auto import open_admission
@@ -204,6 +206,18 @@ def _open_run_store(
     )
 
 
+def _linter(service: AgentService) -> SqlLinter | None:
+    """Return the SQL lint (SQL_LINT), reading the schema catalogue's keys when it has one."""
+    if service.settings.sql_lint == "off":
+        return None
+
+    def catalog() -> Catalog | None:
+        snapshot = service.catalog.snapshot if service.catalog is not None else None
+        return snapshot.catalog if snapshot is not None else None
+
+    return SqlLinter(catalog, service.settings.sql_lint)
+
+
 def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLocks) -> AgentRunner:
     settings = service.settings
     assert service.database is not None
@@ -215,6 +229,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         allowed_tables=settings.allowed_tables,
         report_query=report_query,
         columns=service.columns if service.policy is not None else None,
+        linter=_linter(service),
     )
     nodes = AgentNodes(
         model=model,

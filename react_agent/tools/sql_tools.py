@@ -17,6 +17,7 @@ from react_agent.access.masking import sensitive_names, tokenised_rows
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
+from react_agent.lint.linter import SqlLinter, as_json, warnings_text
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -71,6 +72,7 @@ def build_sql_tools(
     allowed_tables: frozenset[str] | None = None,
     report_query: QueryReporter | None = None,
     columns: TableColumns | None = None,
+    linter: SqlLinter | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -84,10 +86,11 @@ def build_sql_tools(
         report_query: Told of each run_sql's end (for the run's listeners); None: no one.
         columns: The database's columns, for the running question's scope (the access
             policy); None when there is no policy.
+        linter: Warns about a statement that ran but may answer wrongly (SQL_LINT); None: off.
 
     """
     return SqlTools(
-        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns
+        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns, linter
     ).as_tools()
 
 
@@ -106,6 +109,7 @@ class SqlTools:
     allowed_tables: frozenset[str] | None = None
     report_query: QueryReporter | None = None
     columns: TableColumns | None = None
+    linter: SqlLinter | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -203,7 +207,10 @@ class SqlTools:
         return "OK: the query is valid."
 
     async def run_sql(
-        self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+        self,
+        sql: str,
+        tool_call_id: Annotated[str, InjectedToolCallId],
+        state: Annotated[dict[str, Any] | None, InjectedState] = None,
     ) -> ToolMessage:
         """Run one read-only SELECT query and return its columns and first rows.
 
@@ -243,8 +250,11 @@ class SqlTools:
         )
         # What the model reads carries tokens; the artifact (the user's records) real values.
         shown = replace(result, rows=tokenised_rows(result.rows, sensitive))
+        lint = self.linter.check(sql, self.database.dialect, state) if self.linter else []
         return ToolMessage(
-            content=f"result_id: {tool_call_id}\n" + describe_result(shown, self.preview_rows),
+            content=f"result_id: {tool_call_id}\n"
+            + describe_result(shown, self.preview_rows)
+            + warnings_text(lint),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
             artifact={
@@ -255,6 +265,7 @@ class SqlTools:
                 "result_id": tool_call_id,
                 "records": result.as_records(),
                 "preview_row_count": min(len(result.rows), self.preview_rows),
+                "lint": as_json(lint),
             },
         )
 

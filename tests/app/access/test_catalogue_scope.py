@@ -24,7 +24,7 @@ from app.app_state import agent_service_of, thread_id_clock_of
 from app.auth import api_keys_of
 from app.mcp.tools import DataTools
 from react_agent.sample_data.load_postgres import load_into_postgres
-from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies, _sqlite_copies
+from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies, sqlite_copies
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.openai_stub import OpenAIStub, Reply, ToolCall
 from tests.support.postgres import create_test_database, drop_test_database
@@ -66,7 +66,7 @@ def texts(url: str) -> set[str]:
 def copies(request, tmp_path_factory) -> Iterator[SampleCopies]:
     """Give the full sample and region 1's copy (the oracle), on SQLite and PostgreSQL."""
     if request.param == "sqlite":
-        yield _sqlite_copies(tmp_path_factory.mktemp("catalogue"))
+        yield sqlite_copies(tmp_path_factory.mktemp("catalogue"))
         return
     server = request.getfixturevalue("postgres_url")
     full, oracle = create_test_database(server), create_test_database(server)
