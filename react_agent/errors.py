@@ -38,6 +38,34 @@ class ServiceError(Exception):
         self.params = params
 
 
+class ConfigurationError(ServiceError):
+    """A setting is wrong or missing: nothing changes until an operator changes it.
+
+    Raised while the service opens, `python -m app` prints `detail` as its one line and
+    exits 2; raised on a request, it is a 503 with `can_retry` false. `detail` names the
+    setting (and the file and line where there is one) and says what to set.
+
+    Args:
+        setting: The environment variable to change, e.g. "POLICY_FILE".
+        detail: The one line: the setting, what is wrong, what to set.
+        error_type: The code clients see; CONFIGURATION_ERROR unless a more precise one
+            exists (LLM_NOT_CONFIGURED).
+        params: Values formatted into the localized message (`setting` is added).
+
+    """
+
+    def __init__(
+        self,
+        setting: str,
+        detail: str,
+        *,
+        error_type: str = "CONFIGURATION_ERROR",
+        **params: object,
+    ) -> None:
+        super().__init__(503, error_type, detail, can_retry=False, setting=setting, **params)
+        self.setting = setting
+
+
 def bad_request(error_type: str, detail: str, **params: object) -> ServiceError:
     """Return a 400 error for invalid input."""
     return ServiceError(400, error_type, detail, **params)

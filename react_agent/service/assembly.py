@@ -12,10 +12,11 @@ from psycopg_pool import AsyncConnectionPool
 from config import Settings
 from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
+from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_source import open_policy_source
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.postgres_batches import StatementBatches
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
@@ -133,14 +134,29 @@ async def open_agent_service(
 
 
 async def _open_policy(service: AgentService) -> None:
-    """Read POLICY_FILE, checked against the data database (PolicyError stops start-up)."""
+    """Read POLICY_FILE, checked against the data database (a wrong one stops start-up).
+
+    Raises:
+        ConfigurationError: The file is missing, unreadable, or does not check out.
+
+    """
     settings = service.settings
     if settings.access_token_key is not None:
         set_token_key(settings.access_token_key.get_secret_value())
     if service.database is not None:
         service.columns = TableColumns(service.database)
-    if settings.policy_file is not None:
+    if settings.policy_file is None:
+        return
+    try:
         service.policy = await open_policy_source(settings.policy_file, service.columns)
+    except PolicyError as exc:  # its text names the file and the line
+        raise ConfigurationError("POLICY_FILE", f"POLICY_FILE {exc}") from exc
+    except OSError as exc:
+        raise ConfigurationError(
+            "POLICY_FILE",
+            f"POLICY_FILE {settings.policy_file}: {exc.strerror or exc}; "
+            "set POLICY_FILE to a readable policy file (docs/security.md), or unset it",
+        ) from exc
 
 
 async def _start_runs(
