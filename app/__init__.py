@@ -14,8 +14,8 @@ from app.app_state import (
     install_app_state,
     set_agent_service,
     set_startup_failure,
-    startup_failure_of,
     set_stream_runs,
+    startup_failure_of,
     thread_id_clock_of,
 )
 from app.auth import install_api_keys, load_api_keys

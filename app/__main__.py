@@ -82,7 +82,7 @@ def refuse(
     level = settings.log_level if settings is not None else os.environ.get("LOG_LEVEL", "")
     if error is not None and level.lower() == "debug":
         traceback.print_exception(error, file=sys.stderr)
-    print(f"error: {line}", file=sys.stderr)
+    print(f"error: {' '.join(line.split())}", file=sys.stderr)  # one line, whatever it holds
     return exit_code
 
 

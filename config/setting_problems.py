@@ -10,7 +10,7 @@ from dotenv import dotenv_values
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings
 
-from config.effective_settings import mask_url_password
+from config.masking import mask_url_password
 from config.settings_doc import env_name
 
 CLOSE_SPELLING = 0.85
@@ -34,6 +34,12 @@ FOREIGN_NAMES = frozenset(
         "POSTGRES_DB",
         "POSTGRES_HOST_AUTH_METHOD",
         "POSTGRES_INITDB_ARGS",
+        "MYSQL_ROOT_PASSWORD",  # the mysql and mariadb images' variables
+        "MYSQL_DATABASE",
+        "MYSQL_USER",
+        "MYSQL_PASSWORD",
+        "MYSQL_ALLOW_EMPTY_PASSWORD",
+        "MYSQL_RANDOM_ROOT_PASSWORD",
         "DATABASE_URL",
     }
 )
@@ -100,6 +106,5 @@ def misspelt_settings(
 
 
 def _families(names: Iterable[str]) -> set[str]:
-    """Return the prefixes (`POLICY_`) that at least two settings share."""
-    heads = [name.split("_", 1)[0] + "_" for name in names if "_" in name]
-    return {head for head in heads if heads.count(head) >= 2}
+    """Return the prefixes (`POLICY_`, `LLM_`) of our settings."""
+    return {name.split("_", 1)[0] + "_" for name in names if "_" in name}

@@ -29,7 +29,8 @@ def database_kind(url: str) -> str:
         return "mysql"
     if scheme == "duckdb":
         return "duckdb"
+    # The scheme only: the URL may hold a password.
     raise ValueError(
-        f"unsupported database URL {url!r}: use sqlite:///file.db, postgresql://…, "
+        f"unsupported database URL scheme {scheme!r}: use sqlite:///file.db, postgresql://…, "
         "mysql://… or duckdb:///folder"
     )

@@ -85,7 +85,8 @@ async def test_requests_pass_through_without_freezing(unfrozen: None) -> None:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    await OpenedBeforeServing(lifespan_app(lambda: None), lambda: None)({"type": "http"}, None, send)
+    opened = OpenedBeforeServing(lifespan_app(lambda: None), lambda: None)
+    await opened({"type": "http"}, None, send)
 
     assert sent[0]["status"] == 204
     assert gc.get_freeze_count() == 0
