@@ -1,4 +1,4 @@
-"""Typed errors with an HTTP-style status and a stable UPPER_SNAKE code."""
+"""Typed errors with an HTTP-style status and a stable UPPER_SNAKE code (URL passwords masked)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import asyncio
 import openai
 import psycopg
 
+from config.masking import mask_url_password
+
 
 class ServiceError(Exception):
     """An error that ends a request with a status, a code and a human message.
@@ -14,7 +16,8 @@ class ServiceError(Exception):
     Args:
         status: The HTTP status the error maps to (400, 404, 409, 500, 503, 504).
         error_type: A stable UPPER_SNAKE code; also the key of its message in config.
-        detail: What went wrong, for `data.error` (English, for logs and developers).
+        detail: What went wrong, for `data.error` (English, for logs and developers); a
+            URL's password in it is masked here, so no response or log line shows one.
         can_retry: Whether sending the same request again later could succeed; by default
             true for 409, 503 and 504, as the API promises.
         params: Values formatted into the localized message.
@@ -30,6 +33,7 @@ class ServiceError(Exception):
         can_retry: bool | None = None,
         **params: object,
     ) -> None:
+        detail = mask_url_password(detail)
         super().__init__(detail)
         self.status = status
         self.error_type = error_type
