@@ -8,7 +8,7 @@ import gc
 from collections.abc import Callable
 from typing import Any
 
-from config.effective_settings import mask_url_password
+from config.masking import mask_url_password
 from react_agent.errors import ConfigurationError
 
 

@@ -12,6 +12,7 @@ from react_agent.access.actor import Actor
 from react_agent.access.catalog import TableColumns
 from react_agent.access.policy import Policy, load_policy
 from react_agent.access.scope import Scope
+from react_agent.log_reminders import TroubleLog
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class PolicySource:
         self.path = path
         self.catalog = catalog
         self._lock = threading.Lock()
+        self._troubles = TroubleLog(logger)
         self._stamp = self._file_stamp()
         self.policy: Policy = load_policy(path, catalog)
 
@@ -45,9 +47,12 @@ class PolicySource:
         """Return the policy, reading the file again first if it changed."""
         try:
             stamp = self._file_stamp()
-        except OSError as exc:
-            logger.warning("policy file %s unreadable, keeping the last policy: %s", self.path, exc)
+        except OSError as exc:  # asked on every request: one line, then one a minute
+            self._troubles.trouble(
+                "unreadable", f"policy file {self.path} unreadable, keeping the last policy: {exc}"
+            )
             return self.policy
+        self._troubles.over("unreadable", f"policy file {self.path} readable again")
         if stamp != self._stamp:
             with self._lock:
                 if stamp != self._stamp:

@@ -21,6 +21,7 @@ from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.log_reminders import quiet_repeated_warnings
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission_auto import open_admission
@@ -39,6 +40,8 @@ from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog
+from react_agent.service.settings_checks import check_database_urls
+from react_agent.service.start_report import degraded_start_lines
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -62,7 +65,9 @@ async def open_agent_service(
     """Build the agent and everything it needs; close it all on exit.
 
     A missing LLM or an unreachable database does not stop start-up: the service comes
-    up, reports the problem in /health and answers 503 with the reason. PostgreSQL pools
+    up, reports the problem in /health and answers 503 with the reason. A wrong setting
+    does (a database URL of an unsupported kind, a policy file that does not check out):
+    ConfigurationError, which `python -m app` prints as one line. PostgreSQL pools
     keep reconnecting in the background, so the agent is built even while PostgreSQL is
     down and answers again once it is back, without a restart.
 
@@ -73,22 +78,12 @@ async def open_agent_service(
             PostgreSQL (shared by every process), else in-process ones.
 
     """
+    check_database_urls(settings)
+    # psycopg's pools warn at each failed attempt while PostgreSQL is down.
+    quiet_repeated_warnings("psycopg.pool")
     service = AgentService(settings)
     async with AsyncExitStack() as stack:
-        try:
-            service.database = await open_data_source(settings, settings.data_database_url)
-            stack.push_async_callback(service.database.aclose)
-            await open_datasets(service, stack)
-            # PostgreSQL's tables are listed by check_components below, once it answers.
-            if not reconnects_by_itself(service, "data_database"):
-                service.tables = await list_allowed_tables(service)
-        except ServiceError as exc:
-            service.problems["data_database"] = exc
-        except Exception as exc:
-            logger.warning("data database unavailable: %s", exc)
-            service.problems["data_database"] = ServiceError(
-                503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
-            )
+        await _open_data(service, stack)
         await _open_policy(service)
         try:
             service.checkpointer = await stack.enter_async_context(
@@ -97,7 +92,6 @@ async def open_agent_service(
                 )
             )
         except Exception as exc:
-            logger.warning("checkpointer unavailable: %s", exc)
             service.problems["checkpointer"] = ServiceError(
                 503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
             )
@@ -108,7 +102,6 @@ async def open_agent_service(
         try:
             service.memory = await stack.enter_async_context(open_memory(settings))
         except Exception as exc:
-            logger.warning("memory unavailable: %s", exc)
             service.memory_problem = ServiceError(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
@@ -125,12 +118,30 @@ async def open_agent_service(
         open_catalog(service, stack)
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
-        for component, problem in service.problems.items():
-            logger.warning("%s: %s", component, problem.detail)
         if model is None and not settings.llm_configured:
             service.problems["llm"] = llm_not_configured()
+        for line in degraded_start_lines(service):
+            logger.warning("degraded start: %s", line)
         await _start_runs(service, stack, model, locks)
         yield service
+
+
+async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
+    """Open the data database (and users' datasets); a failure is a problem, not a stop."""
+    settings = service.settings
+    try:
+        service.database = await open_data_source(settings, settings.data_database_url)
+        stack.push_async_callback(service.database.aclose)
+        await open_datasets(service, stack)
+        # PostgreSQL's tables are listed by check_components below, once it answers.
+        if not reconnects_by_itself(service, "data_database"):
+            service.tables = await list_allowed_tables(service)
+    except ServiceError as exc:
+        service.problems["data_database"] = exc
+    except Exception as exc:
+        service.problems["data_database"] = ServiceError(
+            503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
+        )
 
 
 async def _open_policy(service: AgentService) -> None:
