@@ -62,8 +62,9 @@ class OpenedBeforeServing:
             gc.collect()
             gc.freeze()
             return
+        task_error = self._task.exception() if self._task.done() else None
         await self._end()
-        error = self.failure_of()
+        error = self.failure_of() or task_error
         if isinstance(error, ConfigurationError):
             raise error
         if error is None:

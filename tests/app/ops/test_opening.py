@@ -116,3 +116,14 @@ async def test_another_failure_is_one_line_with_its_type_and_masked_urls(unfroze
 
     assert str(raised.value).startswith("the service did not start: RuntimeError: ")
     assert "s3cret" not in str(raised.value) and "\n" not in str(raised.value)
+
+
+async def test_a_lifespan_that_dies_before_answering_is_a_failure_with_its_error(
+    unfrozen: None,
+) -> None:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        raise OSError("the MCP session manager could not start")
+
+    with pytest.raises(StartupFailure, match="OSError: the MCP session manager could not start"):
+        await OpenedBeforeServing(app, lambda: None).open()
