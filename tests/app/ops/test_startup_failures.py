@@ -154,3 +154,16 @@ def test_every_worker_failing_to_open_is_one_line_from_the_supervisor(
     assert outcome.returncode == 2, outcome.stderr
     lines = outcome.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: POLICY_FILE"), outcome.stderr
+
+
+def test_a_misspelt_setting_is_named_on_the_console_with_the_one_it_meant(tmp_path: Path) -> None:
+    misspelt = BadStart({"POLICY_FLIE": "policy.yaml", "API_KEYS": "=alice"}, "API_KEYS")
+
+    outcome = finish(start(misspelt, tmp_path / "misspelt"))
+
+    assert outcome.returncode == 2
+    assert outcome.stderr.strip().splitlines() == [
+        "warning: POLICY_FLIE (in the environment) is not a setting; did you mean POLICY_FILE?",
+        "error: API_KEYS line 1, entry 1: no key before '=' (write key=alice,bob) "
+        "(docs/api-keys.md)",
+    ]
