@@ -11,6 +11,7 @@ from pydantic import SecretStr
 from config import Settings
 from config.masking import MASK
 from tests.support.live_server import running_service
+from tests.support.mcp_client import http_session
 from tests.support.openai_stub import OpenAIStub
 from tests.support.sse import STREAM_PATH
 
@@ -63,6 +64,10 @@ async def test_no_response_nor_log_line_holds_a_secret(secret_settings: Settings
             await http.post("/v1/chat/completions", json={**chat, "stream": True}, headers=auth)
         ).text
         bodies["unauthorized"] = (await http.get("/v1/models")).text
+        async with http_session(service.base_url, API_KEY) as session:
+            for tool, arguments in (("ask_data", ask), ("list_tables", {})):
+                result = await session.call_tool(tool, arguments)
+                bodies[f"mcp-{tool}"] = result.model_dump_json()
 
     # The failures did come back, with the URL masked: the masking was on the path.
     ready = json.loads(bodies["/ready"])["data"]
@@ -70,6 +75,7 @@ async def test_no_response_nor_log_line_holds_a_secret(secret_settings: Settings
     assert f"postgresql://scott:{MASK}@" in ready["error"]
     assert f"http://llm:{MASK}@" in bodies["/health"]
     assert json.loads(bodies["ask"])["success"] is False  # the run failed, with a message
+    assert "DATABASE_UNAVAILABLE" in bodies["mcp-list_tables"]
     assert "degraded start" in caplog.text and "DATA_DATABASE_URL" in caplog.text
     for secret in SECRETS:
         for name, body in bodies.items():
