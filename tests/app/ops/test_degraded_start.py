@@ -67,3 +67,14 @@ async def test_a_complete_start_says_nothing_degraded(settings: Settings, caplog
     async with running_service(settings, model=ScriptedChatModel(default=answer("x"))):
         pass
     assert degraded_lines(caplog) == []
+
+
+async def test_a_missing_duckdb_folder_is_a_setting_to_change(settings: Settings, tmp_path):
+    missing = settings.model_copy(
+        update={"data_database_url": f"duckdb:///{tmp_path / 'no-such-folder'}"}
+    )
+    async with running_service(missing, model=ScriptedChatModel(default=answer("x"))) as service:
+        ready = (await service.http.get("/ready")).json()["data"]
+
+    assert ready["error_type"] == "CONFIGURATION_ERROR" and ready["can_retry"] is False
+    assert "DATA_DATABASE_URL" in ready["error"] and "no-such-folder" in ready["error"]
