@@ -5,7 +5,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 
+import pytest
+
 from config import Settings
+from react_agent.errors import ConfigurationError
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer
 
@@ -78,3 +81,12 @@ async def test_a_missing_duckdb_folder_is_a_setting_to_change(settings: Settings
 
     assert ready["error_type"] == "CONFIGURATION_ERROR" and ready["can_retry"] is False
     assert "DATA_DATABASE_URL" in ready["error"] and "no-such-folder" in ready["error"]
+
+
+async def test_a_wrong_setting_raises_at_start_up_in_process_too(settings: Settings, tmp_path):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("default_role: r\nroles:\n  r: {tabels: [orders]}\n", encoding="utf-8")
+    wrong = settings.model_copy(update={"policy_file": policy})
+    with pytest.raises(ConfigurationError, match=r"POLICY_FILE .*policy.yaml:3"):
+        async with running_service(wrong, model=ScriptedChatModel(default=answer("x"))):
+            pass
