@@ -20,7 +20,7 @@ from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.page import WhoamiEnvelope
 from config import Settings
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError, ServiceError
 
 OPEN_PATHS = frozenset({"/", "/health", "/ready", "/api/v0/ready"})
 """Paths anyone may fetch: the page itself, the health check and readiness (for probes)."""
@@ -65,23 +65,75 @@ class ApiKey:
 
 
 def parse_api_keys(text: str) -> list[ApiKey]:
-    """Parse `key` and `key=alice,bob` entries separated by `;` or new lines (`#` comments)."""
+    """Parse `key` and `key=alice,bob` entries separated by `;` or new lines (`#` comments).
+
+    `key=` with no user is a key for no user's data (routes that name no user).
+
+    Raises:
+        ValueError: An entry would make an empty or odd key (no key before `=`, a comma
+            or a space inside a key, an empty user name); the message says which entry (by
+            line, and by place on the line) and never shows the key.
+
+    """
     keys = []
-    for raw in text.replace("\n", ";").split(";"):
-        entry = raw.strip()
-        if not entry or entry.startswith("#"):
+    for line_number, line in enumerate(text.splitlines() or [""], start=1):
+        if line.strip().startswith("#"):
             continue
-        secret, bound, users = entry.partition("=")
-        names = frozenset(name.strip() for name in users.split(",") if name.strip())
-        keys.append(ApiKey(secret.strip().encode(), names if bound else None))
+        for place, raw in enumerate(line.split(";"), start=1):
+            entry = raw.strip()
+            if not entry or entry.startswith("#"):
+                continue
+            problem = _entry_problem(entry)
+            if problem is not None:
+                raise ValueError(f"line {line_number}, entry {place}: {problem}")
+            secret, bound, users = entry.partition("=")
+            names = frozenset(name.strip() for name in users.split(",") if name.strip())
+            keys.append(ApiKey(secret.strip().encode(), names if bound else None))
     return keys
 
 
+def _entry_problem(entry: str) -> str | None:
+    """Return what is wrong with one `key[=users]` entry, or None (never the key itself)."""
+    secret, bound, users = entry.partition("=")
+    secret = secret.strip()
+    if not secret:
+        return "no key before '=' (write key=alice,bob)"
+    if "," in secret:
+        return "a key holds a comma; separate keys with ';' or new lines (k1; k2)"
+    if any(char.isspace() for char in secret):
+        return "a key holds a space; separate keys with ';' or new lines"
+    names = [name.strip() for name in users.split(",")]
+    if bound and any(names) and (not all(names) or any(" " in name for name in names)):
+        return "an empty or spaced user name after '=' (write key=alice,bob)"
+    return None
+
+
 def load_api_keys(settings: Settings) -> ApiKeys:
-    """Return the keys of API_KEYS and API_KEYS_FILE (none: the service stays open)."""
-    keys = parse_api_keys(settings.api_keys.get_secret_value() if settings.api_keys else "")
-    if settings.api_keys_file is not None:
-        keys += parse_api_keys(Path(settings.api_keys_file).read_text(encoding="utf-8"))
+    """Return the keys of API_KEYS and API_KEYS_FILE (none: the service stays open).
+
+    Raises:
+        ConfigurationError: The file cannot be read, or an entry is not a proper key.
+
+    """
+    try:
+        keys = parse_api_keys(settings.api_keys.get_secret_value() if settings.api_keys else "")
+    except ValueError as exc:
+        raise ConfigurationError("API_KEYS", f"API_KEYS {exc} (docs/api-keys.md)") from exc
+    if settings.api_keys_file is None:
+        return ApiKeys(keys)
+    path = Path(settings.api_keys_file)
+    try:
+        keys += parse_api_keys(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigurationError(
+            "API_KEYS_FILE",
+            f"API_KEYS_FILE {path}: {exc.strerror or exc}; set it to a readable file of keys "
+            "(docs/api-keys.md), or unset it",
+        ) from exc
+    except ValueError as exc:
+        raise ConfigurationError(
+            "API_KEYS_FILE", f"API_KEYS_FILE {path}: {exc} (docs/api-keys.md)"
+        ) from exc
     return ApiKeys(keys)
 
 
