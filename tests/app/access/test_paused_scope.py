@@ -91,6 +91,8 @@ async def governed(settings, policy, model) -> AsyncIterator[ServiceClient]:
     configured = settings.model_copy(
         update={
             "policy_file": policy,
+            # The changes between pause and resume apply at once, loosening ones too.
+            "policy_reload_settle_seconds": 0,
             "api_keys": SecretStr(f"{ALICE_KEY}=alice"),
             "audit": True,
             "audit_flush_seconds": 0.05,

@@ -45,6 +45,12 @@ BAD_STARTS = {
         {}, "POLICY_FILE", ("policy.yaml:", "not valid YAML"), POLICY_INVALID_YAML
     ),
     "policy-missing-file": BadStart({"POLICY_FILE": "no-such-policy.yaml"}, "POLICY_FILE"),
+    "policy-without-api-keys": BadStart(
+        {},
+        "POLICY_FILE",
+        ("API_KEYS", "AUTH_TRUSTED_GATEWAY=true"),
+        (REPO_ROOT / "config" / "policy.sample.yaml").read_text(encoding="utf-8"),
+    ),
     "port-not-a-number": BadStart({"PORT": "abc"}, "PORT", ("abc",)),
     "api-keys-file-missing": BadStart({"API_KEYS_FILE": "no-such-keys.txt"}, "API_KEYS_FILE"),
     "data-url-unsupported-scheme": BadStart(
