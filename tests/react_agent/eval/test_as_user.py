@@ -47,7 +47,11 @@ async def test_a_policy_that_hides_a_table_fails_exactly_the_questions_that_use_
     using_stores = {q.id for q in questions if "stores" in _tables(q.gold_sql)}
     assert using_stores and len(using_stores) < len(questions)
     scoped = settings.model_copy(
-        update={"memory": False, "policy_file": _policy_without_stores(tmp_path)}
+        update={
+            "memory": False,
+            "policy_file": _policy_without_stores(tmp_path),
+            "auth_trusted_gateway": True,  # the evaluation names the user itself
+        }
     )
     model = GoldenScriptModel(questions=questions)
     report = await evaluate_in_process(questions, scoped, model=model, as_user="nostore")
@@ -64,7 +68,9 @@ async def test_a_filtered_user_is_scored_against_the_gold_sql_under_their_filter
     settings: Settings,
 ):
     questions = [q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in PICKED]
-    scoped = settings.model_copy(update={"memory": False, "policy_file": SAMPLE_POLICY})
+    scoped = settings.model_copy(
+        update={"memory": False, "policy_file": SAMPLE_POLICY, "auth_trusted_gateway": True}
+    )
     # The agent runs the gold SQL as alice (region 1 only); so does the scorer: all pass.
     report = await evaluate_in_process(
         questions, scoped, model=GoldenScriptModel(questions=questions), as_user="alice"
@@ -95,7 +101,11 @@ async def test_as_a_user_over_http_asks_as_that_user_and_scores_under_their_scop
     questions = [q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in PICKED]
     using_stores = {q.id for q in questions if "stores" in _tables(q.gold_sql)}
     scoped = settings.model_copy(
-        update={"memory": False, "policy_file": _policy_without_stores(tmp_path)}
+        update={
+            "memory": False,
+            "policy_file": _policy_without_stores(tmp_path),
+            "auth_trusted_gateway": True,  # the evaluation names the user itself
+        }
     )
     async with running_service(scoped, model=GoldenScriptModel(questions=questions)) as service:
         report = await evaluate_over_http(
