@@ -129,7 +129,7 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
         features.append(
             SubAgents(settings.subagents_max_parallel, settings.subagent_recursion_limit)
         )
-    if settings.clarify == "on":
+    if settings.clarify != "off":
         features.append(Clarification(settings.clarify_max))
     features.append(ApprovalGate(SqlApproval(dialect, settings.allowed_tables, report_query)))
     if settings.answer_check == "repair":
