@@ -31,10 +31,10 @@ async def test_an_option_answers_the_question_and_the_run_goes_on(settings: Sett
     async with running_service(default, model=model) as service:
         tab = await open_progress_page(browser, service.base_url)
         await tab.ask(QUESTION, user_id="mei")
-        assert tab.stream_query(0)["clarify"] == "true"
 
         card = tab.hook("clarification-card")
         await expect(card).to_be_visible()
+        assert tab.stream_query(0)["clarify"] == "true"
         await expect(tab.hook("clarification-question")).to_have_text(
             "按下单日期还是付款日期统计？"
         )
