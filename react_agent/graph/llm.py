@@ -36,7 +36,7 @@ class ServiceChatOpenAI(ChatOpenAI):
     A whole call (streamed or not, retries included) ends within `call_timeout` seconds
     (LLM_TIMEOUT) as 504 LLM_TIMEOUT; an answer the server cut at `max_tokens`
     (LLM_MAX_TOKENS, finish_reason "length") and one that repeats itself (stopped as soon
-    as seen while streaming) are model faults (LLM_ANSWER_TOO_LONG, LLM_REPEATING), never
+    as seen while streaming) are 503 model faults (LLM_ANSWER_TOO_LONG, LLM_REPEATING), never
     a hang. `also_max_tokens` sends the bound as the older `max_tokens` beside
     langchain-openai's `max_completion_tokens`, for servers that read only the older name.
 

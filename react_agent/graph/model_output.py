@@ -88,7 +88,6 @@ def repetition_fault(text: str) -> ServiceError:
         "LLM_REPEATING",
         f"the model kept repeating itself and was stopped after {len(text)} characters "
         f"(…{text[-80:]!r})",
-        can_retry=False,
     )
 
 
@@ -99,6 +98,5 @@ def length_fault(max_tokens: int | None) -> ServiceError:
         503,
         "LLM_ANSWER_TOO_LONG",
         f"the model's reply was cut at its length bound ({bound}; finish_reason: length)",
-        can_retry=False,
         max_tokens=max_tokens or "",
     )

@@ -164,19 +164,20 @@ FAULTS = {
         max_seconds=LLM_TIMEOUT + SLACK,
         transports=("stream",),
     ),
-    # The server cut the answer at max_tokens (LLM_MAX_TOKENS): told in words, no retry.
+    # The server cut the answer at max_tokens (LLM_MAX_TOKENS): told in words (a 503, so
+    # can_retry as the API promises: a sampled model may do better the next time).
     "cut_at_max_tokens": Fault(
         lambda: Reply(text="华东地区的销售额最高，其次", finish_reason="length"),
         503,
         "LLM_ANSWER_TOO_LONG",
-        False,
+        True,
     ),
     # A small model looping on one sentence until its length bound.
     "repeats_itself": Fault(
         lambda: Reply(text="华东地区的销售额最高。" * 400, chunk_size=40),
         503,
         "LLM_REPEATING",
-        False,
+        True,
     ),
 }
 
