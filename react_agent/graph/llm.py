@@ -87,11 +87,11 @@ class ServiceChatOpenAI(ChatOpenAI):
     async def _agenerate(self, *args: Any, **kwargs: Any) -> ChatResult:
         result = await super()._agenerate(*args, **kwargs)
         for generation in result.generations:
+            text = _written(generation.message)
+            if repeating(text):  # first: a loop is why a reply is cut, and the better word
+                raise repetition_fault(text)
             if (generation.generation_info or {}).get("finish_reason") == "length":
                 raise length_fault(self.max_tokens)
-            text = _written(generation.message)
-            if repeating(text):
-                raise repetition_fault(text)
         return result
 
     def _get_request_payload(

@@ -89,7 +89,8 @@ class Clarification:
 
     def attach(self, parts: GraphParts) -> GraphParts:
         """Add ask_user and tell the nodes the model has it."""
-        return parts.adding([build_ask_user_tool(self.max_per_question)], clarify=True)
+        tool = build_ask_user_tool(self.max_per_question)
+        return parts.adding([tool], clarify=True, ask_tool=tool.name)
 
 
 @dataclass(frozen=True)
