@@ -240,7 +240,8 @@ async def test_429_with_retry_after_is_retried_after_the_delay_it_asks_for(
     # The SDK's own backoff for a first retry is 0.375-0.5 s; taking at least 1.5 s shows
     # the Retry-After header was honoured.
     stub.script(Reply(status=429, headers={"Retry-After": "1.5"}))
-    retrying = llm_settings.model_copy(update={"llm_max_retries": 2})
+    # LLM_TIMEOUT bounds the whole call, retries and their waits included: room for both.
+    retrying = llm_settings.model_copy(update={"llm_max_retries": 2, "llm_timeout": 5.0})
     async with running_service(retrying) as service:
         outcome = await ask(service, transport, "q", new_thread())
     assert outcome.code == 200, outcome.envelope
