@@ -69,12 +69,13 @@ def with_service_pauses(ask: AskRequest, settings: Settings) -> AskRequest:
     """Return `ask` with the service's and its role's pause settings (every surface calls it).
 
     SQL_APPROVAL=always, or a role with `approve_sql`, makes every query wait for a person;
-    CLARIFY=off never pauses to ask back, and with on a request may still say
-    `clarify: false`.
+    CLARIFY=off never pauses to ask back; request (the default) only when the request says
+    `clarify: true` (the page does); on unless it says `clarify: false`.
     """
     role_approves = ask.scope is not None and ask.scope.approve_sql
     approve_sql = ask.approve_sql or settings.sql_approval == "always" or role_approves
-    clarify = settings.clarify == "on" and ask.clarify is not False
+    asked = ask.clarify is not False if settings.clarify == "on" else ask.clarify is True
+    clarify = settings.clarify != "off" and asked
     return replace(ask, approve_sql=approve_sql, clarify=clarify)
 
 

@@ -64,6 +64,8 @@ class AgentNodes:
         history: Turn blocks and what of them the model sees; None keeps no blocks.
         report_retrieval: Shows each retrieval in the run's events; None shows none.
         clarify: Whether the model has ask_user (a run may still turn asking off).
+        ask_tool: The name of that tool, kept from the model of a run that may not ask.
+        model_not_asking: The model bound to every tool but `ask_tool` (features binds it).
         report_model_call: Tells the run's listeners of each model call; None tells none.
         model_name: The configured model's name, for reports whose answer names none.
         schema: The schema for each question's prompt (the catalogue); None lists only
@@ -85,6 +87,8 @@ class AgentNodes:
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
+    ask_tool: str | None = None
+    model_not_asking: Any = None
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
     schema: SchemaPrompt | None = None
@@ -134,16 +138,20 @@ class AgentNodes:
         prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
         # The one boundary into the model: sensitive values become tokens here (access/masking).
         model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
-        response = await self._invoke_model(model_input, config)
+        # A run that may not ask is not offered ask_user at all (CLARIFY=request's default).
+        model = self.model if asks or self.model_not_asking is None else self.model_not_asking
+        response = await self._invoke_model(model, model_input, config)
         return {"messages": [stamped(response)], **examples}
 
-    async def _invoke_model(self, messages: list[AnyMessage], config: RunnableConfig) -> Any:
+    async def _invoke_model(
+        self, model: Any, messages: list[AnyMessage], config: RunnableConfig
+    ) -> Any:
         """Call the model, reporting the call (model, outcome, time, tokens) when asked to."""
         if self.report_model_call is None:
-            return await self.model.ainvoke(messages, config)
+            return await model.ainvoke(messages, config)
         started = time.perf_counter()
         try:
-            response = await self.model.ainvoke(messages, config)
+            response = await model.ainvoke(messages, config)
         except BaseException as exc:
             outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
             seconds = time.perf_counter() - started
