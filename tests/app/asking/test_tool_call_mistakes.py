@@ -30,8 +30,8 @@ from tests.support.live_server import running_service
 from tests.support.model_requests import tool_results, unanswered_tool_call_ids
 from tests.support.openai_stub import Reply, ToolCall
 
-HUGE = "x" * 100_000
-"""A 100 KB argument."""
+HUGE = "".join(f"{n:06d}," for n in range(20_000))[:100_000]
+"""A 100 KB argument that never repeats one unit, so the reply-loop check (#46.2) leaves it be."""
 
 SQL_TOOLS = ["list_tables", "describe_tables", "check_sql", "run_sql", "read_result"]
 

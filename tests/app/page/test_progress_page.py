@@ -242,6 +242,7 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
             "lang": "zh-CN",
             "stream_tools": "true",
             "stream_tokens": "true",
+            "clarify": "true",  # the page may be asked back, unless its user turns it off
         }
         assert page.page_errors == []
         await page.page.screenshot(path=str(SCREENSHOT), full_page=True, animations="disabled")
