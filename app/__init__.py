@@ -85,6 +85,8 @@ def create_app(
             open_agent_service(settings, model=model, locks=locks)
         )
         set_agent_service(app, service)
+        if service.catalog is not None:
+            app.extensions["mcp"].watch_catalog(service.catalog)
         assert service.run_store is not None  # opened with the service, runs or not
         events = service.run_store.events
         set_stream_runs(
