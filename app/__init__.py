@@ -32,6 +32,7 @@ from app.routes import (
     exports,
     feedback,
     health,
+    instructions,
     page,
     ready,
     runs,
@@ -111,6 +112,7 @@ def create_app(
     app.register_blueprint(audit.blueprint)
     app.register_blueprint(usage.blueprint)
     app.register_blueprint(schema.blueprint)
+    app.register_blueprint(instructions.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(

@@ -206,6 +206,15 @@ class CatalogService:
             listener(self.snapshot)
         return self.snapshot
 
+    def reload_semantics(self) -> None:
+        """Apply the semantic file again to this process's catalogue (after an edit of it).
+
+        Other workers apply it at their next catalogue refresh (SCHEMA_REFRESH_SECONDS, or
+        POST /api/v0/schema/refresh).
+        """
+        if self.snapshot is not None:
+            self._apply(self.snapshot.catalog)
+
     async def current(self) -> Snapshot | None:
         """Return the newest snapshot, reading another worker's refresh when there is one."""
         now = time.monotonic()
