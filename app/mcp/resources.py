@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from react_agent.access.reach import reads_within
 from react_agent.access.scope import Scope
+from react_agent.catalog.semantic import Instruction
 from react_agent.catalog.view import (
     ScopedReadable,
     TableAllowList,
@@ -25,6 +27,7 @@ SCHEMA_URI = f"{SCHEME}schema"
 TABLE_URI_PREFIX = f"{SCHEMA_URI}/"
 METRICS_URI = f"{SCHEME}metrics"
 EXAMPLES_URI = f"{SCHEME}examples"
+INSTRUCTIONS_URI = f"{SCHEME}instructions"
 JSON_TYPE = "application/json"
 
 
@@ -45,6 +48,8 @@ class CallerView:
     metrics: tuple[Any, ...]
     scope: Scope
     built_at: str | None
+    instructions: tuple[Instruction, ...] = ()
+    """The business instructions in force whose tables the caller may read."""
 
 
 @dataclass
@@ -67,7 +72,16 @@ class DataResources:
         readable = ScopedReadable(TableAllowList(service.settings.allowed_tables), scope)
         tables = visible_tables(snapshot.catalog, snapshot.semantics, readable)
         metrics = visible_metrics(snapshot.semantics, tables)
-        return CallerView(tuple(tables), tuple(metrics), effective, snapshot.catalog.built_at)
+        names = {table.name.lower() for table in tables}
+        day = service.settings.instructions_as_of or date.today()
+        rules = tuple(
+            rule
+            for rule in snapshot.semantics.instructions
+            if rule.holds_on(day) and all(t.lower() in names for t in rule.tables)
+        )
+        return CallerView(
+            tuple(tables), tuple(metrics), effective, snapshot.catalog.built_at, rules
+        )
 
     async def entries(self, scope: Scope | None) -> list[ResourceEntry]:
         """Return the resources `scope` may read: the schema, one per table, metrics, examples."""
@@ -76,6 +90,7 @@ class DataResources:
             ResourceEntry(SCHEMA_URI, "schema", "The tables you may read, with their columns"),
             ResourceEntry(METRICS_URI, "metrics", "Named business measures and their SQL"),
             ResourceEntry(EXAMPLES_URI, "examples", "Verified question→SQL examples"),
+            ResourceEntry(INSTRUCTIONS_URI, "instructions", "Business rules for every question"),
         ]
         for table in view.tables:
             listed.append(
@@ -108,6 +123,8 @@ class DataResources:
                     for m in view.metrics
                 ]
             }
+        elif uri == INSTRUCTIONS_URI:
+            data = {"instructions": [rule.as_dict() for rule in view.instructions]}
         elif uri == EXAMPLES_URI:
             data = {"examples": await self._examples(view)}
         else:

@@ -11,6 +11,7 @@ import argparse
 import json
 import re
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import yaml
 
 from react_agent.catalog.semantic import (
     ColumnMeaning,
+    Instruction,
     JoinPath,
     Metric,
     Semantics,
@@ -41,8 +43,15 @@ def to_osi(semantics: Semantics, name: str = "sql_agent") -> dict[str, Any]:
         model["relationships"] = [_relationship(i, join) for i, join in enumerate(semantics.joins)]
     if semantics.metrics:
         model["metrics"] = [_metric(metric) for metric in semantics.metrics]
+    ours: dict[str, Any] = {}
     if semantics.hidden:
-        model["custom_extensions"] = [_extension({"hidden": sorted(semantics.hidden)})]
+        ours["hidden"] = sorted(semantics.hidden)
+    if semantics.instructions:
+        # Other tools read the rules' words; ids, tables and dates ride in our extension.
+        model["ai_context"] = {"instructions": "\n".join(r.text for r in semantics.instructions)}
+        ours["instructions"] = [rule.as_dict() for rule in semantics.instructions]
+    if ours:
+        model["custom_extensions"] = [_extension(ours)]
     return {"version": OSI_VERSION, "semantic_model": [model]}
 
 
@@ -117,6 +126,7 @@ class OsiImport:
         metrics: list[Metric] = []
         joins: list[JoinPath] = []
         hidden: set[str] = set()
+        rules: list[Instruction] = []
         for model in document["semantic_model"]:
             sources = {}
             for dataset in model.get("datasets") or []:
@@ -129,10 +139,22 @@ class OsiImport:
                 joins.extend(self._joins(relationship, sources))
             for metric in model.get("metrics") or []:
                 metrics.append(self._metric(metric, "model"))
-            hidden.update(self._ours(model).get("hidden", ()))
-            if model.get("ai_context"):
-                self.dropped.append(f"model {model.get('name')}: ai_context")
-        return Semantics(tables, tuple(metrics), tuple(joins), frozenset(hidden))
+            ours = self._ours(model)
+            hidden.update(ours.get("hidden", ()))
+            rules.extend(self._instructions(model, ours))
+        return Semantics(tables, tuple(metrics), tuple(joins), frozenset(hidden), tuple(rules))
+
+    def _instructions(self, model: dict[str, Any], ours: dict[str, Any]) -> list[Instruction]:
+        """Return our extension's instructions, else the model's ai_context instructions."""
+        if ours.get("instructions"):
+            return [_instruction(entry) for entry in ours["instructions"]]
+        context = model.get("ai_context")
+        text = context.get("instructions") if isinstance(context, dict) else context
+        if isinstance(context, dict) and set(context) - {"instructions"}:
+            self.dropped.append(f"model {model.get('name')}: ai_context synonyms/examples")
+        if isinstance(text, str) and text.strip():
+            return [Instruction(f"{model.get('name', 'osi')}_ai_context", text.strip())]
+        return []
 
     def _ours(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Return our own custom extension's data; other vendors' are noted as dropped."""
@@ -191,6 +213,16 @@ class OsiImport:
         return [JoinPath(f"{left}.{a}", f"{right}.{b}", note or None) for a, b in pairs]
 
 
+def _instruction(entry: dict[str, Any]) -> Instruction:
+    bounds = [entry.get(k) for k in ("valid_from", "valid_to")]
+    return Instruction(
+        str(entry["id"]),
+        str(entry["text"]),
+        tuple(entry.get("tables") or ()),
+        *(date.fromisoformat(str(b)) if b else None for b in bounds),
+    )
+
+
 def _sql(expression: Any) -> str | None:
     """Return the ANSI_SQL expression, else the first dialect's; None without one."""
     dialects = (expression or {}).get("dialects") or []
@@ -244,6 +276,8 @@ def semantics_to_yaml(semantics: Semantics) -> str:
         ]
     if semantics.hidden:
         document["hidden"] = sorted(semantics.hidden)
+    if semantics.instructions:
+        document["instructions"] = [rule.as_dict() for rule in semantics.instructions]
     return yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=100)
 
 

@@ -36,6 +36,13 @@ roles:
   admin:
     tables: "*"
 """
+RULES = """
+instructions:
+  - {id: fiscal_year, text: 财年从4月1日开始}
+  - {id: test_stores, text: 排除 store_id > 9000, tables: [stores]}
+  - {id: member_names, text: 会员姓名不要列出, tables: [customers]}
+  - {id: old_rule, text: 旧口径, valid_to: 2020-01-01}
+"""
 STORES_EXAMPLE = {"question": "门店有几家", "sql": "SELECT COUNT(*) FROM stores"}
 CUSTOMERS_EXAMPLE = {"question": "会员有多少", "sql": "SELECT COUNT(*) FROM customers"}
 
@@ -44,12 +51,14 @@ CUSTOMERS_EXAMPLE = {"question": "会员有多少", "sql": "SELECT COUNT(*) FROM
 async def governed(settings, model, tmp_path: Path) -> AsyncIterator[ServiceClient]:
     policy = tmp_path / "policy.yaml"
     policy.write_text(POLICY, encoding="utf-8")
+    semantic = tmp_path / "semantic.yaml"
+    semantic.write_text(SEMANTIC_FILE.read_text(encoding="utf-8") + RULES, encoding="utf-8")
     keys = "; ".join([*(f"{key}={user}" for user, key in KEYS.items()), ADMIN_KEY])
     governed = settings.model_copy(
         update={
             "policy_file": policy,
             "api_keys": SecretStr(keys),
-            "semantic_file": SEMANTIC_FILE,
+            "semantic_file": semantic,
         }
     )
     async with running_service(governed, model=model) as client:
@@ -88,12 +97,14 @@ async def test_a_scoped_caller_lists_and_reads_only_its_tables(governed):
         stores = await read_json(session, "sqlagent://schema/stores")
         metrics = await read_json(session, "sqlagent://metrics")
         examples = await read_json(session, "sqlagent://examples")
+        rules = await read_json(session, "sqlagent://instructions")
         with pytest.raises(MCPError, match="RESOURCE_NOT_FOUND"):
             await session.read_resource("sqlagent://schema/customers")
     assert uris == {
         "sqlagent://schema",
         "sqlagent://metrics",
         "sqlagent://examples",
+        "sqlagent://instructions",
         "sqlagent://schema/orders",
         "sqlagent://schema/stores",
     }
@@ -107,6 +118,8 @@ async def test_a_scoped_caller_lists_and_reads_only_its_tables(governed):
     # 销售额 reads orders only; 毛利 reads order_items and products, which ann may not read.
     assert {m["name"] for m in metrics["metrics"]} == {"销售额", "客单价"}
     assert [e["question"] for e in examples["examples"]] == [STORES_EXAMPLE["question"]]
+    # member_names is about customers, which ann may not read; old_rule is out of force.
+    assert [rule["id"] for rule in rules["instructions"]] == ["fiscal_year", "test_stores"]
 
 
 async def test_an_admin_sees_every_table_with_its_values_and_every_example(governed):
@@ -114,6 +127,12 @@ async def test_an_admin_sees_every_table_with_its_values_and_every_example(gover
         uris = {str(r.uri) for r in (await session.list_resources()).resources}
         regions = await read_json(session, "sqlagent://schema/regions")
         examples = await read_json(session, "sqlagent://examples")
+        rules = await read_json(session, "sqlagent://instructions")
+    assert [rule["id"] for rule in rules["instructions"]] == [
+        "fiscal_year",
+        "test_stores",
+        "member_names",
+    ]
     assert {"sqlagent://schema/customers", "sqlagent://schema/order_items"} <= uris
     names = next(c for c in regions["columns"] if c["name"] == "region_name")
     assert "华东" in names["values"] and names["synonyms"] == ["大区", "地区", "region"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from react_agent.catalog.osi import OSI_VERSION, OsiImport, semantics_to_yaml, to_osi
-from react_agent.catalog.semantic import JoinPath, Metric, parse_semantics
+from react_agent.catalog.semantic import Instruction, JoinPath, Metric, parse_semantics
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "config" / "semantic.sample.yaml"
@@ -44,6 +44,8 @@ semantic_model:
         from_columns: [store_id]
         to_columns: [store_id]
         ai_context: {instructions: each order belongs to one store}
+    ai_context:
+      instructions: Amounts are in CNY.
     metrics:
       - name: total_sales
         expression:
@@ -64,9 +66,19 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+RULES = """
+instructions:
+  - {id: fiscal_year, text: 财年从4月1日开始}
+  - {id: sales, text: 销售额只算已完成订单, tables: [orders], valid_from: 2024-04-01}
+"""
+
+
 def test_the_sample_round_trips_through_osi(tmp_path):
-    original, _ = parse_semantics(SAMPLE.read_text(encoding="utf-8"))
-    exported = run("export", "--semantic", str(SAMPLE), "--out", str(tmp_path / "osi.yaml"))
+    semantic = tmp_path / "semantic.yaml"
+    semantic.write_text(SAMPLE.read_text(encoding="utf-8") + RULES, encoding="utf-8")
+    original, _ = parse_semantics(semantic.read_text(encoding="utf-8"))
+    assert len(original.instructions) == 2
+    exported = run("export", "--semantic", str(semantic), "--out", str(tmp_path / "osi.yaml"))
     assert exported.returncode == 0, exported.stderr
     document = yaml.safe_load((tmp_path / "osi.yaml").read_text(encoding="utf-8"))
     assert document["version"] == OSI_VERSION
@@ -76,6 +88,7 @@ def test_the_sample_round_trips_through_osi(tmp_path):
     assert status["expression"] == {"dialects": [{"dialect": "ANSI_SQL", "expression": "status"}]}
     assert json.loads(status["custom_extensions"][0]["data"])["values"]["已退款"][0] == "refunded"
     assert model["relationships"][0]["from_columns"] == ["city"]
+    assert model["ai_context"]["instructions"].startswith("财年从4月1日开始\n")
     imported = run("import", str(tmp_path / "osi.yaml"))
     assert imported.returncode == 0, imported.stderr
     assert imported.stderr == ""  # nothing of ours is lost on the way
@@ -107,6 +120,7 @@ def test_a_hand_written_osi_model_with_a_metric_and_a_relationship(tmp_path):
     assert semantics.joins == (
         JoinPath("orders.store_id", "stores.store_id", "each order belongs to one store"),
     )
+    assert semantics.instructions == (Instruction("shop_ai_context", "Amounts are in CNY."),)
     assert "order_month: a computed expression" in imported.stderr
     assert "keys" in imported.stderr
 
