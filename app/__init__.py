@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import AsyncExitStack
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
@@ -12,7 +13,9 @@ from app.app_state import (
     agent_service_of,
     install_app_state,
     set_agent_service,
+    set_startup_failure,
     set_stream_runs,
+    startup_failure_of,
     thread_id_clock_of,
 )
 from app.auth import install_api_keys, load_api_keys
@@ -50,6 +53,17 @@ MAX_BODY_BYTES = 64 * 1024
 """A question is at most 2000 characters; anything far larger is not a real request."""
 
 
+class ServiceQuart(Quart):
+    """The Quart app; a failure of its start-up is its opener's to tell (one line), not logged."""
+
+    def log_exception(self, exception_info: Any) -> None:
+        """Log an exception, unless it is why the service did not open (kept for its opener)."""
+        error = exception_info[1] if exception_info else None
+        if error is not None and error is startup_failure_of(self):
+            return
+        super().log_exception(exception_info)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -69,9 +83,10 @@ def create_app(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     # One line per model call at INFO would cost more than the access log it duplicates.
-    for chatty in ("httpx", "httpx2", "openai"):
+    # The MCP session manager's start and stop say nothing the access log does not.
+    for chatty in ("httpx", "httpx2", "openai", "mcp.server.streamable_http_manager"):
         logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
-    app = Quart(__name__)
+    app = ServiceQuart(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.config["BODY_TIMEOUT"] = settings.body_timeout
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
@@ -82,9 +97,13 @@ def create_app(
 
     @app.before_serving
     async def start_agent() -> None:
-        service = await exit_stack.enter_async_context(
-            open_agent_service(settings, model=model, locks=locks)
-        )
+        try:
+            service = await exit_stack.enter_async_context(
+                open_agent_service(settings, model=model, locks=locks)
+            )
+        except Exception as exc:
+            set_startup_failure(app, exc)  # `python -m app` says it in one line and exits
+            raise
         set_agent_service(app, service)
         if service.catalog is not None:
             app.extensions["mcp"].watch_catalog(service.catalog)

@@ -13,6 +13,7 @@ _SETTINGS = "settings"
 _AGENT = "agent"
 _STREAM_RUNS = "stream_runs"
 _THREAD_ID_CLOCK = "thread_id_clock"
+_STARTUP_FAILURE = "startup_failure"
 
 
 def install_app_state(app: Quart, settings: Settings) -> None:
@@ -64,3 +65,13 @@ def thread_id_clock_of(app: Quart) -> ThreadIdClock:
 def app_settings_of(app: Quart) -> Settings:
     """Return `app`'s settings (for code that runs outside a request)."""
     return app.extensions[_SETTINGS]
+
+
+def set_startup_failure(app: Quart, error: BaseException) -> None:
+    """Keep why the service did not open (Quart's lifespan passes on only its text)."""
+    app.extensions[_STARTUP_FAILURE] = error
+
+
+def startup_failure_of(app: Quart) -> BaseException | None:
+    """Return why the service did not open, or None (not tried yet, or opened)."""
+    return app.extensions.get(_STARTUP_FAILURE)

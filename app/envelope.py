@@ -58,7 +58,7 @@ def error_envelope(
     body: dict[str, Any] = {
         "code": error.status,
         "success": False,
-        "message": localize(error.error_type, lang, **error.params),
+        "message": localize(error.message_key, lang, **error.params),
         "data": data,
     }
     if legacy:
@@ -74,7 +74,7 @@ def _use_legacy_texts(body: dict[str, Any], error: ServiceError) -> None:
     if not any(texts):
         return
     body["error"] = "; ".join(
-        text.error if text else localize(fault.error_type, DEFAULT_LANG, **fault.params)
+        text.error if text else localize(fault.message_key, DEFAULT_LANG, **fault.params)
         for fault, text in zip(faults, texts, strict=True)
     )
     if texts[0] is not None:

@@ -36,7 +36,12 @@ class ServiceErrorWithData(ServiceError):
 
     def __init__(self, error: ServiceError, extra: dict[str, Any]) -> None:
         super().__init__(
-            error.status, error.error_type, error.detail, can_retry=error.can_retry, **error.params
+            error.status,
+            error.error_type,
+            error.detail,
+            can_retry=error.can_retry,
+            message_key=error.message_key,
+            **error.params,
         )
         self.extra = extra
 

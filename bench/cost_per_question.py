@@ -38,11 +38,11 @@ from typing import Any
 
 from bench.drivers.question import QUESTION, Question, Sample
 from bench.environment import BENCH_DIR, PYTHON, REPO, child_env
+from bench.measure.areas import area_names
 from bench.measure.closed_loop import run_level
 from bench.measure.cpu_sampler import CpuSampler
 from bench.peers.postgres_scratch import scratch_postgres
 from bench.processes import Processes, wait_for_line
-from bench.report.areas import area_names
 from config import Settings
 from react_agent.runs.events import RunFailed, RunFinished
 from react_agent.runs.runner import AgentRunner

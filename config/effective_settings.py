@@ -8,26 +8,11 @@ from pathlib import Path
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings
 
+from config.masking import MASK, mask_url_password
 from config.settings_doc import env_name
-
-MASK = "********"
-"""What a secret is shown as; never a prefix or the length of the secret."""
-
-_KEY_VALUE_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)=[^\s;&]*")
-"""`password=…` inside a libpq-style DSN or a query string."""
-
-_URL_PASSWORD = re.compile(r"(?s)(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):.*@")
-"""`scheme://user:secret@`, up to the last `@`: a password holding an unencoded `@`, `/` or
-space is masked whole (at worst a query string with an `@` is masked too, never too little)."""
 
 _SECRET_NAME = re.compile(r"(?i)(password|secret|api_key|_token$)")
 """Field names whose plain-`str` values are secrets all the same (SecretStr is the rule)."""
-
-
-def mask_url_password(value: str) -> str:
-    """Return the text with URL passwords (`scheme://user:secret@host`) and `password=` masked."""
-    masked = _KEY_VALUE_PASSWORD.sub(lambda match: f"{match.group(1)}={MASK}", value)
-    return _URL_PASSWORD.sub(lambda match: f"{match.group('head')}:{MASK}@", masked)
 
 
 def display_value(value: object) -> str:

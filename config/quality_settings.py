@@ -28,3 +28,14 @@ class QualitySettings(BaseSettings):
         "most one repair turn per question (one more model call, and one per query round "
         "it runs), never a loop.",
     )
+    sql_lint: Literal["off", "warn", "repair"] = Field(
+        default="warn",
+        description="Lint every statement run_sql ran, by named rules (no model call; "
+        "docs/lint.md): a SUM or COUNT the joins multiply, LIMIT without ORDER BY for a "
+        "top/latest question, NOT IN over a nullable column, integer division, a date in "
+        "another format, a column outside GROUP BY, COUNT(column) counting rows. warn adds "
+        "the warnings to the tool result the model reads and to react_agent_meta.lint; repair "
+        "also tells the model to fix the first warned query of a question and run it again "
+        "before answering (once per question; its warnings say repair: true); off adds "
+        "nothing.",
+    )

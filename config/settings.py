@@ -51,7 +51,19 @@ class Settings(
     llm_temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the chat model."
     )
-    llm_timeout: float = Field(default=60.0, gt=0, description="Seconds per model call.")
+    llm_timeout: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds a whole model call may take, streamed or not, retries included "
+        "(then 504 LLM_TIMEOUT).",
+    )
+    llm_max_tokens: int = Field(
+        default=2048,
+        ge=0,
+        description="Most tokens the model may write in one reply (sent as max_tokens); a "
+        "reply cut there is a model fault (LLM_ANSWER_TOO_LONG), not a hang. Small local "
+        "models ramble until their context is full without it. 0: send no bound.",
+    )
     llm_max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries of a failed model call."
     )
@@ -60,7 +72,9 @@ class Settings(
     data_database_url: str | None = Field(
         default=None,
         description="Database the questions are about: sqlite:///relative.db, "
-        "sqlite:////absolute.db or postgresql://…; default: the embedded sample.",
+        "sqlite:////absolute.db, postgresql://…, mysql://… (also mariadb://: MySQL or "
+        "MariaDB) or duckdb:///folder (a folder of data files, one file, or a .duckdb file); "
+        "default: the embedded sample.",
     )
     checkpoint_database_url: str | None = Field(
         default=None,

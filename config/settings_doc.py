@@ -27,6 +27,17 @@ Every setting is an environment variable (or a line in `.env`; see `.env.example
 as below in any case. All are optional except an LLM endpoint (`OPENAI_API_KEY`, or
 `OPENAI_BASE_URL` for other servers). `python -m app --print-config` prints the values in
 effect, secrets masked.
+
+A wrong setting stops `python -m app` before it serves anything: one line on stderr
+naming the setting (and the file and line, for `POLICY_FILE` and `API_KEYS_FILE`), exit
+status 2 (1 for other failures to start, such as a port in use); the traceback only with
+`LOG_LEVEL=debug`. Wrong means a value of the wrong type or range (`PORT=abc`), a database
+URL of a kind its setting cannot use, a policy or key file that is missing or does not
+check out, or a key list with an empty or odd key. A variable that looks like a setting
+but is none (`POLICY_FLIE`, an unknown `LLM_…`) is named in a warning with the setting it
+probably meant. A part that is only unavailable (a database down, no LLM) does not stop
+the start: one `degraded start:` line each says what is missing and which settings give it.
+URL passwords are masked in every response and log line.
 """
 
 

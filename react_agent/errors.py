@@ -1,4 +1,4 @@
-"""Typed errors with an HTTP-style status and a stable UPPER_SNAKE code."""
+"""Typed errors with an HTTP-style status and a stable UPPER_SNAKE code (URL passwords masked)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import asyncio
 import openai
 import psycopg
 
+from config.masking import mask_url_password
+
 
 class ServiceError(Exception):
     """An error that ends a request with a status, a code and a human message.
@@ -14,9 +16,12 @@ class ServiceError(Exception):
     Args:
         status: The HTTP status the error maps to (400, 404, 409, 500, 503, 504).
         error_type: A stable UPPER_SNAKE code; also the key of its message in config.
-        detail: What went wrong, for `data.error` (English, for logs and developers).
+        detail: What went wrong, for `data.error` (English, for logs and developers); a
+            URL's password in it is masked here, so no response or log line shows one.
         can_retry: Whether sending the same request again later could succeed; by default
             true for 409, 503 and 504, as the API promises.
+        message_key: The key of its message in config when not `error_type` (one code,
+            several messages: FORBIDDEN for a user, FORBIDDEN_ADMIN_ONLY for admin routes).
         params: Values formatted into the localized message.
 
     """
@@ -28,14 +33,45 @@ class ServiceError(Exception):
         detail: str,
         *,
         can_retry: bool | None = None,
+        message_key: str | None = None,
         **params: object,
     ) -> None:
+        detail = mask_url_password(detail)
         super().__init__(detail)
         self.status = status
         self.error_type = error_type
+        self.message_key = message_key or error_type
         self.detail = detail
         self.can_retry = status in (409, 503, 504) if can_retry is None else can_retry
         self.params = params
+
+
+class ConfigurationError(ServiceError):
+    """A setting is wrong or missing: nothing changes until an operator changes it.
+
+    Raised while the service opens, `python -m app` prints `detail` as its one line and
+    exits 2; raised on a request, it is a 503 with `can_retry` false. `detail` names the
+    setting (and the file and line where there is one) and says what to set.
+
+    Args:
+        setting: The environment variable to change, e.g. "POLICY_FILE".
+        detail: The one line: the setting, what is wrong, what to set.
+        error_type: The code clients see; CONFIGURATION_ERROR unless a more precise one
+            exists (LLM_NOT_CONFIGURED).
+        params: Values formatted into the localized message (`setting` is added).
+
+    """
+
+    def __init__(
+        self,
+        setting: str,
+        detail: str,
+        *,
+        error_type: str = "CONFIGURATION_ERROR",
+        **params: object,
+    ) -> None:
+        super().__init__(503, error_type, detail, can_retry=False, setting=setting, **params)
+        self.setting = setting
 
 
 def bad_request(error_type: str, detail: str, **params: object) -> ServiceError:

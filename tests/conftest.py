@@ -18,6 +18,7 @@ from tests.support.postgres import (  # noqa: F401
     restartable_postgres,
 )
 from tests.support.sample_databases import sample_database  # noqa: F401
+from tests.support.slow_tests import CpuClock, is_slow
 
 SAMPLE_QUESTION = "每个地区的销售额是多少"
 
@@ -51,3 +52,16 @@ def settings(tmp_path: Path) -> Settings:
         openai_base_url=None,
         run_timeout=30,
     )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` every test that starts a process, a browser or a database server."""
+    slow = pytest.mark.slow
+    for item in items:
+        if is_slow(item):
+            item.add_marker(slow)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Name, at the end, the tests not marked slow that cost seconds of CPU."""
+    config.pluginmanager.register(CpuClock(), "quick_cpu_clock")

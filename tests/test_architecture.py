@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -131,22 +132,50 @@ def test_there_is_no_import_cycle_between_modules():
     assert cycles == []
 
 
-def _package(module: str) -> str | None:
-    """Return the sub-package of app/ or react_agent/ that `module` belongs to, if any."""
+def _room(module: str) -> str | None:
+    """Return the room of `module`: a sub-package or top-level module (config/: one room)."""
     parts = module.split(".")
-    if parts[0] not in ("app", "react_agent") or len(parts) < 2:
-        return None
-    return ".".join(parts[:2]) if (ROOT / parts[0] / parts[1]).is_dir() else None
+    if parts[0] == "config":
+        return "config"
+    return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
-def test_there_is_no_import_cycle_between_packages():
-    """Sub-packages (react_agent.graph, app.asking, ...) depend one way: feature on foundation."""
-    edges: dict[str, dict[str, str]] = {}  # package -> imported package -> one module import
+# The imports that still run back up from app's ground floor (app_state, envelope, errors,
+# auth, schemas) to the rooms above it: issue #53.1 removes them. Only these may close a
+# loop between rooms; a new one fails, and one removed must leave this list too.
+KNOWN_BACK_UP = {
+    "app.app_state -> app.asking.thread_ids",
+    "app.app_state -> app.streaming.runs",
+    "app.auth -> app.asking.bodies",
+    "app.envelope -> app.asking.faults",
+    "app.errors -> app.asking.validation",
+    "app.errors -> app.openai_compat.errors",
+    "app.schemas.datasets -> app.asking.validation",
+}
+
+
+def _room_edges() -> dict[str, dict[str, str]]:
+    """Return room -> imported room -> one module import behind it (KNOWN_BACK_UP left out)."""
+    edges: dict[str, dict[str, str]] = {}
     for module, targets in GRAPH.items():
-        for target in targets:
-            source, imported = _package(module), _package(target)
+        for target in sorted(targets):
+            source, imported = _room(module), _room(target)
+            if f"{module} -> {target}" in KNOWN_BACK_UP:
+                continue
             if source and imported and source != imported:
                 edges.setdefault(source, {}).setdefault(imported, f"{module} -> {target}")
+    return edges
+
+
+def test_the_known_imports_back_up_are_still_there():
+    """When #53.1 removes one, it leaves KNOWN_BACK_UP too, so the list only shrinks."""
+    present = {f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets}
+    assert sorted(KNOWN_BACK_UP - present) == []
+
+
+def test_there_is_no_import_cycle_between_rooms():
+    """Rooms (react_agent.graph, app.asking, app.auth, bench.report, ...) depend one way."""
+    edges = _room_edges()
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
@@ -186,3 +215,153 @@ def test_modules_and_functions_stay_short(module: str):
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long_functions == [], relative
+
+
+ARCHITECTURE = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+
+
+def _code_block_after(heading: str) -> list[str]:
+    """Return the lines of the first ``` block after `heading` in ARCHITECTURE.md."""
+    rest = ARCHITECTURE.split(heading, 1)[1]
+    return rest.split("```", 2)[1].strip("\n").splitlines()
+
+
+def _listed_rooms() -> set[str]:
+    """Return the paths "The rooms" lists (`app/asking`, `react_agent/errors.py`, ...)."""
+    listed: set[str] = set()
+    parents: list[str] = []
+    for line in _code_block_after("## The rooms"):
+        indent = len(line) - len(line.lstrip(" "))
+        names = re.match(r"((?:[\w.]+/?(?:, )?)+)(?:\s|$)", line.lstrip(" "))
+        if indent > 8 or not names:
+            continue  # a description's next line
+        parents = parents[: indent // 2]
+        for name in names.group(1).split(", "):
+            listed.add("/".join([*parents, name.rstrip("/")]))
+        if names.group(1).endswith("/"):
+            parents.append(names.group(1).rstrip("/"))
+    return listed
+
+
+def _rooms_on_disk(top: str) -> set[str]:
+    """Return the folders holding Python (or the page's files) and top-level modules of `top`."""
+    found = {
+        path.parent.relative_to(ROOT).as_posix()
+        for path in (ROOT / top).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    found |= {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / top).glob("*.py")
+        if path.name not in ("__init__.py", "__main__.py")
+    }
+    return found - {top}
+
+
+def test_every_room_listed_exists_and_every_room_on_disk_is_listed():
+    listed = _listed_rooms()
+    assert sorted(room for room in listed if not (ROOT / room).exists()) == []
+    on_disk = _rooms_on_disk("app") | _rooms_on_disk("react_agent") | {"config", "bench"}
+    assert sorted(on_disk - listed) == [], "rooms missing from ARCHITECTURE.md's The rooms"
+
+
+def test_every_bench_room_is_in_the_bench_readme_layout():
+    layout = (ROOT / "bench" / "README.md").read_text(encoding="utf-8").split("## Layout")[1]
+    rooms = sorted(path.parent.name for path in (ROOT / "bench").glob("*/__init__.py"))
+    assert [room for room in rooms if f"bench/{room}/" not in layout] == []
+
+
+def _floors() -> dict[str, int]:
+    """Return room -> its line in "Packages on packages" (the foundation is line 0)."""
+    floors: dict[str, int] = {}
+    top = ""
+    for number, line in enumerate(_code_block_after("### Packages on packages")):
+        top = line[:13].strip() or top
+        names = re.split(r"\s{3,}|\(", line[13:], maxsplit=1)[0]
+        for name in re.split(r"[·,]", names):
+            if name.strip():
+                floors[f"{top}.{name.strip()}"] = number
+    return floors
+
+
+def test_each_room_imports_only_rooms_on_the_lines_above_it():
+    floors = _floors()
+    for top in ("app", "react_agent"):
+        rooms = {_room(module) for module in MODULES if module.startswith(top + ".")}
+        assert sorted(rooms - set(floors)) == [], f"{top} rooms missing from the floors"
+    wrong = [
+        f"{module} -> {target}"
+        for source, imported in _room_edges().items()
+        for target_room, module_import in imported.items()
+        for module, target in [module_import.split(" -> ")]
+        if source in floors and target_room in floors and floors[target_room] >= floors[source]
+    ]
+    assert wrong == [], "an import not down the floors of ARCHITECTURE.md"
+
+
+def test_nothing_of_the_service_imports_the_benchmark():
+    for prefix in ("app", "react_agent", "config"):
+        assert _importers(prefix, "bench") == []
+
+
+ERROR_BODY_MAKERS = {"error_envelope", "openai_error_body"}
+"""The two functions that make an error's body."""
+ERROR_BODY_PLACES = {
+    "app.errors": "`app/errors.py`",
+    "app.server.asgi": "`app/server/asgi.send_error`",
+    "app.streaming.events": "`app/streaming/events.error_event_envelope`",
+    "app.openai_compat.routes": "`app/openai_compat/routes.py`",
+}
+"""The modules that call them, as ARCHITECTURE.md names them ("What may import what")."""
+
+
+def test_the_places_that_make_error_bodies_are_the_four_named():
+    callers = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                if name in ERROR_BODY_MAKERS:
+                    callers.add(module)
+    assert sorted(callers) == sorted(ERROR_BODY_PLACES)
+    assert [text for text in ERROR_BODY_PLACES.values() if text not in ARCHITECTURE] == []
+
+
+def _rooms_of(tokens: list[str], top: str) -> set[str]:
+    """Return the rooms the backticked `tokens` of a table row name (`graph/hooks.py`: graph)."""
+    rooms = set()
+    for token in tokens:
+        parts = re.split(r"[/.]", token)
+        if parts[0] in ("app", "react_agent"):
+            rooms.add(".".join(parts[:2]))
+        else:
+            rooms.add("config" if parts[0] == "config" else f"{top}.{parts[0]}")
+    return rooms
+
+
+def _may_import() -> dict[str, tuple[set[str], set[str]]]:
+    """Return room -> (the rooms it may import, the rooms it may not) from ARCHITECTURE.md."""
+    section = ARCHITECTURE.split("## What may import what", 1)[1].split("Layers point", 1)[0]
+    rows: dict[str, tuple[set[str], set[str]]] = {}
+    for line in (line for line in section.splitlines() if line.startswith("| `")):
+        _, rooms, allowed, _ = line.split("|")
+        top = re.findall(r"`(\w+)", rooms)[0]
+        allowed, _, refused = allowed.partition(" — not ")
+        names = _rooms_of(re.findall(r"`([^`]+)`", rooms), top)
+        may = _rooms_of(re.findall(r"`([^`]+)`", allowed), top) | names
+        may_not = _rooms_of(re.findall(r"`([^`]+)`", refused), top)
+        rows.update({name: (may, may_not) for name in names})
+    return rows
+
+
+def test_each_room_imports_only_what_its_row_in_architecture_names():
+    rows = _may_import()
+    packages = {_room(m) for m in MODULES if m.startswith("react_agent.") and m.count(".") > 1}
+    assert sorted(packages - set(rows)) == [], "react_agent packages without a row"
+    wrong = []
+    for room, (may, may_not) in sorted(rows.items()):
+        for imported, module_import in _room_edges().get(room, {}).items():
+            allowed = imported in may or f"{imported.split('.')[0]}.*" in may
+            if not allowed or imported in may_not:
+                wrong.append(module_import)
+    assert wrong == []

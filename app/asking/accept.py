@@ -32,6 +32,7 @@ from app.asking.validation import AskRequest, validate_ask_request
 from app.auth import authorize_user
 from config import Settings, resolve_lang
 from react_agent.access.actor import Actor
+from react_agent.access.stricter import allows_nothing
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError
@@ -68,12 +69,13 @@ def with_service_pauses(ask: AskRequest, settings: Settings) -> AskRequest:
     """Return `ask` with the service's and its role's pause settings (every surface calls it).
 
     SQL_APPROVAL=always, or a role with `approve_sql`, makes every query wait for a person;
-    CLARIFY=off never pauses to ask back, and with on a request may still say
-    `clarify: false`.
+    CLARIFY=off never pauses to ask back; request (the default) only when the request says
+    `clarify: true` (the page does); on unless it says `clarify: false`.
     """
     role_approves = ask.scope is not None and ask.scope.approve_sql
     approve_sql = ask.approve_sql or settings.sql_approval == "always" or role_approves
-    clarify = settings.clarify == "on" and ask.clarify is not False
+    asked = ask.clarify is not False if settings.clarify == "on" else ask.clarify is True
+    clarify = settings.clarify != "off" and asked
     return replace(ask, approve_sql=approve_sql, clarify=clarify)
 
 
@@ -100,12 +102,22 @@ async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) ->
     Args:
         service: The agent service (quotas, the run store, datasets).
         clock: The process's source of new thread ids.
-        ask: The validated request, its actor and scope resolved; `ask.resume` set when it
-            answers a pause (its question was counted when first asked).
+        ask: The validated request, its actor and scope resolved (the policy now); `ask.resume`
+            set when it answers a pause: it counts as a question, and is refused (403
+            ACCESS_REVOKED) when the policy now gives the asker no role.
 
     """
     actor = ask.actor or Actor(ask.user_id)
-    await admit_question(service, actor, ask.scope, resume=ask.resume is not None)
+    if ask.resume is not None and ask.scope is not None and allows_nothing(ask.scope):
+        # The policy no longer gives the asker any role: the paused question stays paused.
+        raise ServiceError(
+            403,
+            "ACCESS_REVOKED",
+            f"the access policy no longer allows user {ask.user_id}",
+            user_id=ask.user_id,
+        )
+    # A resume is a question too (an edit may run any SQL): it takes one from the quota.
+    await admit_question(service, actor, ask.scope)
     ask = await with_unique_thread_id(service, clock, ask)
     if ask.dataset_id is not None:
         # The user's dataset is the data source of the run this request starts next.

@@ -58,7 +58,7 @@ async def optional_json_object(request: Request) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) else None
 
 
-QUERY_FLAGS = ("stream_tokens", "stream_tools", "approve_sql")
+QUERY_FLAGS = ("stream_tokens", "stream_tools", "approve_sql", "clarify")
 """Boolean fields a GET query may carry as true/false/1/0/yes/no/on/off."""
 
 

@@ -51,6 +51,8 @@ def build_final_data(
         data["react_agent_meta"]["instructions"] = result.instructions_used
     if conversation_id_ignored:
         data["react_agent_meta"]["conversation_id_ignored"] = True
+    if result.lint:  # only when a statement drew a warning (docs/lint.md)
+        data["react_agent_meta"]["lint"] = result.lint
     if result.trace_id is not None:  # only with tracing on (docs/observability.md)
         data["react_agent_meta"]["trace_id"] = result.trace_id
     if result.sql is not None:

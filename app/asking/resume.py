@@ -75,7 +75,8 @@ def validate_resume_request(
         resume=ApprovalDecision(
             decision.interrupt_id, decision.action, sql or None, comment, text or None
         ),
-        clarify=body.clarify,
+        # A client that answers a question back can answer one: the run may still ask.
+        clarify=body.clarify if body.clarify is not None else decision.action == "answer" or None,
     )
 
 

@@ -11,6 +11,7 @@ from app.asking.validation import (
     check_thread_owner,
     check_user_id,
 )
+from app.auth import authorize_user
 
 
 class ThreadQuery(BaseModel):
@@ -39,4 +40,5 @@ def owned_thread(thread_id: str, user_id: str | None) -> str:
     owner = check_thread_id_format(thread_id)
     user_id = given or owner
     check_thread_owner(thread_id, user_id)
+    authorize_user(user_id)  # the key check saw the path too; the route checks what it uses
     return user_id

@@ -84,7 +84,8 @@ class AskBody(BaseModel):
     clarify: StrictBool | None = Field(
         default=None,
         description="Whether the agent may pause to ask a clarifying question (ask_user); "
-        "default: the CLARIFY setting. false: it states its assumption instead.",
+        "default: only with CLARIFY=on (the page sends true). false: it states its "
+        "assumption instead.",
     )
     dataset_id: StrictStr | None = Field(
         default=None,

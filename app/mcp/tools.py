@@ -165,7 +165,8 @@ class DataTools:
                 for column, kind in info.columns
                 if column in readable
             ],
-            "row_count": info.row_count,
+            # The whole table's count: not shown to a caller whose rows are filtered.
+            "row_count": None if scope.filters_rows(info.name) else info.row_count,
         }
 
     def _scope(self, key: ApiKey | None) -> Scope:

@@ -6,18 +6,26 @@ from typing import Any
 
 from quart import Quart
 
+from app.observability.log_redaction import install_log_redaction
 from config import Settings
+from config.masking import url_password
+
+BARE_PASSWORD_MIN = 8
+"""URL passwords this long are masked wherever they appear, not only inside their URL."""
 
 
 def install_observability(app: Quart, settings: Settings) -> None:
     """Install the log format, metrics and tracing the settings turn on; nothing otherwise.
 
-    What is off is not imported (prometheus-client, the OpenTelemetry SDK).
+    What is off is not imported (prometheus-client, the OpenTelemetry SDK). Secrets are
+    masked in every log line (app/observability/log_redaction), whatever the format.
     """
+    secrets = configured_secrets(settings)
     if settings.log_format == "json":
         from app.observability.json_logs import use_json_logs
 
-        use_json_logs(configured_secrets(settings))
+        use_json_logs(secrets)
+    install_log_redaction(secrets)
     if settings.metrics:
         from app.observability.http_metrics import install_http_metrics
 
@@ -46,10 +54,19 @@ def open_streams_gauge(settings: Settings) -> Any | None:
 
 
 def configured_secrets(settings: Settings) -> list[str]:
-    """Return the secrets the settings hold (API keys, the LLM's key), to mask in logs."""
+    """Return the secrets the settings hold (API keys, the LLM's key, the URLs' passwords)."""
     from app.auth import load_api_keys
 
     secrets = [key.secret.decode() for key in load_api_keys(settings).keys]
     if settings.openai_api_key is not None:
         secrets.append(settings.openai_api_key.get_secret_value())
-    return secrets
+    urls = (
+        settings.data_database_url,
+        settings.checkpoint_database_url,
+        settings.memory_database_url,
+        settings.openai_base_url,
+    )
+    # Alone (outside their URL, which is masked whole) only the distinctive ones: a short
+    # password such as "postgres" would mask every mention of the word.
+    passwords = [password for password in map(url_password, urls) if password]
+    return secrets + [password for password in passwords if len(password) >= BARE_PASSWORD_MIN]

@@ -18,6 +18,7 @@ from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.bodies import query_args_payload, read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskBody
+from app.auth import owns, request_values, users_named
 from app.errors import request_lang
 from app.schemas.stream import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext
@@ -26,7 +27,7 @@ from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import parse_event_id
 from react_agent.errors import ServiceError
 from react_agent.runs.event_log import Batch
-from react_agent.runs.store.events import Payload
+from react_agent.runs.store.events import Payload, RunRecord
 
 blueprint = Blueprint("ask_stream", __name__)
 
@@ -112,10 +113,20 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
 
 
 async def resume_stream(last_event_id: str, wire: StreamFormat) -> Response:
-    """Send what a reconnecting client missed (from any worker), or 204 when nothing is left."""
+    """Send what a reconnecting client missed (from any worker), or 204 when nothing is left.
+
+    Only the run's user replays it: the key must act for them, and a user the request
+    names (user_id, thread_id) must be them; another user's run is as an unknown one (204).
+    """
     run_id, after = parse_event_id(last_event_id)
     runs = stream_runs()
-    resumed = await batches_to_resume(runs, run_id, after, app_settings().stream_heartbeat)
+    named = users_named(await request_values(request))
+
+    def may_read(record: RunRecord) -> bool:
+        return owns(record.user_id) and all(owns(record.user_id, user) for user in named)
+
+    heartbeat = app_settings().stream_heartbeat
+    resumed = await batches_to_resume(runs, run_id, after, heartbeat, may_read)
     if resumed is None:
         response = Response("", status=204)
         del response.headers["Content-Type"]  # 204 has no body, so no type either

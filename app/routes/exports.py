@@ -10,11 +10,13 @@ from quart_schema import document_response, validate_querystring
 from app.app_state import agent_service
 from app.asking.accept import dataset_source
 from app.asking.access import request_actor
+from app.asking.quotas import admit_question
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.exports import CsvFile
-from react_agent.results.exports import recorded_sql, start_csv_export
+from react_agent.audit.exports import ExportAudit, audited_csv_export
+from react_agent.results.exports import recorded_sql
 
 blueprint = Blueprint("exports", __name__)
 
@@ -22,13 +24,14 @@ blueprint = Blueprint("exports", __name__)
 @blueprint.get("/api/v0/react/conversations/<thread_id>/results/<result_id>.csv")
 @validate_querystring(ThreadQuery)
 @document_response(CsvFile, 200)
-@document_errors(400, 403, 404, 500, 503)
+@document_errors(400, 403, 404, 429, 500, 503)
 async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQuery) -> Response:
     """Download a query result of the conversation as CSV (UTF-8 with BOM, for Excel).
 
     The query that made `result_id` runs again, read-only, through the SQL guard and
     under the access policy in force now, and its rows (up to EXPORT_ROW_LIMIT) stream
-    out as they are read.
+    out as they are read. It takes one question from the user's quota (429 beyond it)
+    and writes one audit record (kind `export`).
     """
     g.lang = request_lang()
     owner = owned_thread(thread_id, query_args.user_id)
@@ -37,13 +40,17 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     sql = await recorded_sql(runner, thread_id, result_id)
     settings = service.settings
     # The policy in force now, not the one of the question: access may have changed since.
-    _, scope = request_actor(service, owner)
+    actor, scope = request_actor(service, owner)
+    await admit_question(service, actor, scope)  # an export counts as a question
     # A result of a question about a dataset is exported from that dataset (?dataset_id=).
     dataset_id = request.args.get("dataset_id")
     database = service.database
     if dataset_id is not None:
         database = await dataset_source(service, owner, dataset_id)
-    chunks = await start_csv_export(
+    ledger = service.ledger
+    audit = ExportAudit(ledger.writer if ledger is not None else None, actor, thread_id)
+    chunks = await audited_csv_export(
+        audit,
         database,
         sql,
         scope=scope,

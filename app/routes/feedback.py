@@ -8,7 +8,7 @@ from quart_schema import document_querystring, document_request, document_respon
 from app.app_state import agent_service, app_settings
 from app.asking.bodies import read_json_object
 from app.asking.validation import check_thread_id_format, check_thread_owner
-from app.auth import authorize_user, require_admin
+from app.auth import owns, require_admin
 from app.envelope import success_envelope
 from app.memory_requests import (
     AddToTrainingBody,
@@ -31,13 +31,13 @@ blueprint = Blueprint("feedback", __name__)
 
 
 async def owned_feedback(memory: Memory, path_id: str) -> dict:
-    """Return the rating, 404 if there is none, 403 if `?user_id=` names someone else."""
+    """Return the rating: 404 if none (or not the key's user's), 403 if `?user_id=` differs."""
     feedback_id = int(path_id) if path_id.isascii() and path_id.isdigit() else None
     # Beyond a 64-bit id nothing can match (and PostgreSQL would refuse the number).
     record = await memory.feedback.get(feedback_id) if feedback_id and feedback_id < 2**63 else None
-    if record is None:
+    # A key bound to users sees and changes only their ratings; another's is as missing.
+    if record is None or not owns(record["user_id"]):
         raise ServiceError(404, "FEEDBACK_NOT_FOUND", f"no feedback with id {path_id[:40]}")
-    authorize_user(record["user_id"])  # a key bound to users changes only their ratings
     owner = parse_body(OwnerQuery, request.args.to_dict()).user_id
     if owner is not None and record["user_id"] != owner:
         raise ServiceError(

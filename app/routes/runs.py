@@ -11,6 +11,7 @@ from quart_schema import document_querystring, document_request, document_respon
 from app.app_state import stream_runs
 from app.asking.bodies import optional_json_object
 from app.asking.validation import MAX_USER_ID_CHARS, check_user_id
+from app.auth import owns
 from app.envelope import success_envelope
 from app.errors import request_lang
 from app.openapi import document_errors
@@ -61,7 +62,8 @@ async def cancel_run(run_id: str) -> dict:
     """Stop a streamed run (its model call and any running SQL), from any worker.
 
     The run id is the part of the stream's event ids before ':'. Only the user who
-    started the run may cancel it; any other user_id gets 404, as an unknown run does.
+    started the run may cancel it; any other user_id (or a key not bound to the run's
+    user) gets 404, as an unknown run does.
     """
     body = await optional_json_object(request)
     user_id = (body.get("user_id") if body is not None else None) or request.args.get("user_id")
@@ -70,7 +72,7 @@ async def cancel_run(run_id: str) -> dict:
     user_id = check_user_id(user_id.strip())
     runs = stream_runs()
     record = await runs.store.record(run_id)
-    if record is None or record.user_id != user_id:
+    if record is None or not owns(record.user_id, user_id):
         raise ServiceError(404, "RUN_NOT_FOUND", f"no run {run_id} of user {user_id}")
     status = record.status
     if status == RUNNING:

@@ -63,6 +63,11 @@ class AgentMeta(OpenModel):
         description="Ids of the business instructions (semantic file) the model's prompt "
         "held; absent when none applied.",
     )
+    lint: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="SQL lint warnings on the turn's statements, {rule, message, sql, repair?}; "
+        "absent when none (SQL_LINT, docs/lint.md).",
+    )
 
 
 class FinalData(OpenModel):

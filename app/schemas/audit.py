@@ -80,6 +80,9 @@ class AuditRecordModel(OpenModel):
     outcome: str
     reason: str | None = Field(description="Why it was refused, failed or rejected.")
     subagent: str | None
+    kind: Literal["run", "check", "export"] = Field(
+        description="run (run_sql), check (check_sql: planned, not run) or export (a CSV)."
+    )
 
 
 class AuditPageData(OpenModel):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from hypercorn.asyncio.run import worker_serve
@@ -14,9 +13,10 @@ from hypercorn.config import Config, Sockets
 from hypercorn.utils import wrap_app
 
 from app import create_app
-from app.app_state import agent_service_of
+from app.app_state import agent_service_of, startup_failure_of
 from app.server.asgi import ServiceASGI
 from app.server.binding import bind_sockets
+from app.server.opening import OpenedBeforeServing
 from config import Settings
 
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -46,46 +46,26 @@ def hypercorn_config(settings: Settings) -> Config:
     return config
 
 
-class FreezeAfterStartup:
-    """ASGI wrapper: once the app has started, move every object alive to GC's permanent set.
-
-    What start-up builds (modules, the compiled graph, pools, schemas: some 275,000
-    objects) lives as long as the process. Left in the collector's generations, every full
-    collection walks it again, and with thousands of streams open full collections come
-    often. `gc.freeze()` after start-up keeps it out of them (what CPython's documentation
-    advises for long-lived servers); objects freed later by reference counting are still
-    freed. Only `python -m app` wraps the app this way: a test process that builds many
-    apps keeps collecting them.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Pass the connection on; after `lifespan.startup.complete`, freeze."""
-        if scope["type"] != "lifespan":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_then_freeze(message: dict[str, Any]) -> None:
-            await send(message)
-            if message["type"] == "lifespan.startup.complete":
-                gc.collect()
-                gc.freeze()
-
-        await self.app(scope, receive, send_then_freeze)
-
-
-async def serve_forever(settings: Settings, sockets: Sockets | None = None) -> None:
+async def serve_forever(
+    settings: Settings,
+    sockets: Sockets | None = None,
+    on_open: Callable[[], None] | None = None,
+) -> None:
     """Serve until SIGINT or SIGTERM, then let runs in flight finish and close the agent.
 
     Args:
         settings: The settings.
         sockets: Listening sockets bound by a supervisor (with several workers); by
             default this process binds HOST:PORT itself, before the app starts.
+        on_open: Called once the service is open (a worker tells its supervisor).
+
+    The service opens before Hypercorn accepts a connection (app/server/opening): a
+    start-up that fails raises here, and nothing is served.
 
     Raises:
         AddressUnavailable: HOST:PORT is taken or cannot be used (nothing was started).
+        ConfigurationError: A setting is wrong (nothing is served).
+        StartupFailure: The service did not open for another reason (nothing is served).
 
     """
     config = hypercorn_config(settings)
@@ -99,6 +79,10 @@ async def serve_forever(settings: Settings, sockets: Sockets | None = None) -> N
     app = create_app(settings)
     drains: list[asyncio.Task[None]] = []
     front = ServiceASGI(app)
+    opened = OpenedBeforeServing(front, lambda: startup_failure_of(app))
+    await opened.open()
+    if on_open is not None:
+        on_open()
 
     async def drain_on_signal() -> None:
         await stop.wait()
@@ -112,12 +96,15 @@ async def serve_forever(settings: Settings, sockets: Sockets | None = None) -> N
         else:
             front.stop_mcp()
 
-    await worker_serve(
-        wrap_app(FreezeAfterStartup(front), config.wsgi_max_body_size, None),
-        config,
-        sockets=sockets,
-        shutdown_trigger=drain_on_signal,
-    )
+    try:
+        await worker_serve(
+            wrap_app(opened, config.wsgi_max_body_size, None),
+            config,
+            sockets=sockets,
+            shutdown_trigger=drain_on_signal,
+        )
+    finally:
+        await opened.close()  # done already by Hypercorn's lifespan shutdown, unless it failed
     # Held until here so the task is not garbage-collected, and its errors are not lost.
     await asyncio.gather(*drains)
 

@@ -33,6 +33,7 @@ const ui = {
   conversationId: byId("conversation-id"),
   noConversation: byId("no-conversation"),
   approveSql: byId("approve-sql"),
+  askBack: byId("ask-back"),
   keyNotice: byId("key-notice"),
   actingAs: byId("acting-as"),
 };
@@ -237,6 +238,9 @@ async function ask(question, turn = null) {
   if (userId) params.set("user_id", userId);
   if (conversationId) params.set("thread_id", conversationId);
   if (ui.approveSql.checked) params.set("approve_sql", "true");
+  // The page can answer a clarifying question, so it asks with clarification on (the API's
+  // default stays off for clients that cannot); the settings' toggle turns it off.
+  params.set("clarify", ui.askBack.checked ? "true" : "false");
   if (datasetId) params.set("dataset_id", datasetId);
   lastAsk = { question };
   followStream(params, turn ?? addTurn(question));

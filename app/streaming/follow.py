@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from app.streaming.events import StreamContext, end_envelope, error_event_envelope
 from app.streaming.formats import StreamFormat
@@ -15,11 +15,18 @@ from react_agent.runs.store.events import RUNNING, Payload, RunRecord
 
 
 async def batches_to_resume(
-    runs: StreamRuns, run_id: str, after: int, heartbeat: float
+    runs: StreamRuns,
+    run_id: str,
+    after: int,
+    heartbeat: float,
+    may_read: Callable[[RunRecord], bool] = lambda record: True,
 ) -> tuple[RunRecord, AsyncIterator[Batch[Payload]]] | None:
-    """Return the run and its event batches after `after`, or None if nothing more is left."""
+    """Return the run and its event batches after `after`, or None if nothing more is left.
+
+    A run `may_read` refuses (another user's) is as an unknown one: None.
+    """
     record = await runs.store.record(run_id) if run_id else None
-    if record is None:
+    if record is None or not may_read(record):
         return None
     batches = runs.follow(run_id, after, heartbeat)
     if record.status == RUNNING:

@@ -9,7 +9,9 @@ sensitive columns checked, and each model call's input passes the masking bounda
 Questions go through `AgentRunner.start` with the asker's scope, as the accept path gives
 it (bench/drivers/graph.py `runner_question`), at a fixed concurrency; rounds alternate
 the order of the sides. Prints each round, each side's median questions/s and CPU time per
-question, and the ratio `policy / none` (target ≥ 0.95).
+question, and the ratio `policy / none` (target ≥ 0.95). `--data-url` asks another data
+database than the embedded sample (the sample loaded into PostgreSQL, say:
+`python -m react_agent.sample_data.load_postgres URL`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ async def compare(args: argparse.Namespace, stub_url: str) -> dict[str, Any]:
             for name in SIDES:
                 (Path(directory) / name).mkdir()
                 update: dict[str, Any] = {"data_dir": Path(directory) / name}
+                if args.data_url:
+                    update["data_database_url"] = args.data_url
                 if name == "policy":
                     update["policy_file"] = SAMPLE_POLICY
                     update["auth_trusted_gateway"] = True  # the bench names the asker itself
@@ -83,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the comparison and print it as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_round_options(parser)
+    parser.add_argument(
+        "--data-url", default=None, help="the data database (default: the embedded sample)"
+    )
     args = parser.parse_args(argv)
     with stub_process(args.latency_ms) as stub_url:
         figures = asyncio.run(compare(args, stub_url))

@@ -3,8 +3,9 @@
 Figures, not assertions. Runs the shipped golden set (react_agent/eval/golden/sample.jsonl)
 through the real agent in this process, with the tests' golden script model (it answers
 with each gold SQL, so every question runs the graph, the SQL tool and both scorings), at
-several concurrencies; reports questions per second. `--out DIR` also writes the last
-run's report (report.json, report.md, chart.svg), as docs/evaluation.md shows one.
+several concurrencies; reports questions per second (question runs per second with
+`--repeat K`, each question asked K times). `--out DIR` also writes the last run's report
+(report.json, report.md, chart.svg), as docs/evaluation.md shows one.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ MISTAKES = {
 }
 
 
-async def measure(concurrency: int, out: Path | None) -> dict:
+async def measure(concurrency: int, out: Path | None, repeat: int = 1) -> dict:
     """Return the wall time and throughput of one run of the whole set."""
     questions = read_golden_set(SAMPLE_GOLDEN_SET)
     model = GoldenScriptModel(questions=questions, mistakes=MISTAKES)
@@ -46,6 +47,7 @@ async def measure(concurrency: int, out: Path | None) -> dict:
             settings,
             model=model,
             concurrency=concurrency,
+            repeat=repeat,
             meta={"golden_set": "react_agent/eval/golden/sample.jsonl"},
         )
         seconds = time.perf_counter() - started
@@ -53,17 +55,20 @@ async def measure(concurrency: int, out: Path | None) -> dict:
         write_report(out, report)
     return {
         "concurrency": concurrency,
+        "repeat": repeat,
         "questions": report["total"],
         "accuracy": report["accuracy"],
+        "pass_all": report["pass_all"],
         "seconds": round(seconds, 2),
         "questions_per_second": round(report["total"] / seconds, 1),
+        "runs_per_second": round(report["total"] * repeat / seconds, 1),
     }
 
 
-async def run(concurrencies: list[int], out: Path | None) -> dict:
+async def run(concurrencies: list[int], out: Path | None, repeat: int = 1) -> dict:
     """Measure each concurrency in turn; the last one writes the report."""
     runs = [
-        await measure(c, out if i == len(concurrencies) - 1 else None)
+        await measure(c, out if i == len(concurrencies) - 1 else None, repeat)
         for i, c in enumerate(concurrencies)
     ]
     return {"runs": runs, "load_average": os.getloadavg()}
@@ -74,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each question")
     args = parser.parse_args(argv)
-    print(json.dumps(asyncio.run(run(args.concurrency, args.out)), indent=2))
+    print(json.dumps(asyncio.run(run(args.concurrency, args.out, args.repeat)), indent=2))
     return 0
 
 

@@ -19,7 +19,7 @@ from collections import Counter
 from types import CodeType, FrameType
 from typing import Any
 
-from bench.report.areas import OTHER, area_of
+from bench.measure.areas import OTHER, area_of
 
 _WAITING_CALLS = re.compile(r"\.(get|wait|select|poll|acquire)\(")
 """A leaf line that calls one of these (in C) is a thread waiting, not working: a queue's

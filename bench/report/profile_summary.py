@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.report.areas import AREAS, area_of
+from bench.measure.areas import AREAS, area_of
 
 _FRAME = re.compile(r"^(?P<func>.*?) \((?P<path>.*?)(?::(?P<line>\d+))?\)$")
 

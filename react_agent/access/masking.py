@@ -3,15 +3,21 @@
 A query result that carries sensitive columns says so in its tool message's artifact
 (`sensitive_columns`, with the real `records`). Before any model call, every value of
 those columns found anywhere in the state's artifacts is replaced by a token such as
-`‹customer_name#3f2a›` in everything the model is about to read: tool results, the
-system prompt with its history blocks and examples, sub-agent results. The same value
-gives the same token, so the model can still count and group what it reads.
+`‹customer_name#k3v9q2x7m4b1c›` in everything the model is about to read: tool results,
+the system prompt with its history blocks and examples, sub-agent results. The same value
+gives the same token, so the model can still count and group what it reads; a token is 64
+bits of a keyed HMAC (13 base32 characters), so two values of a column do not share one.
+Which result columns are sensitive comes from the lineage pass (access/lineage), by
+position; the tools also write their results for the model with tokens (`tokenised_rows`),
+so a value too short to be replaced in free text never reaches it either.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -29,10 +35,55 @@ def set_token_key(key: str) -> None:
     _KEY[0] = key.encode("utf-8")
 
 
+TOKEN_BITS = 64
+"""Bits of the HMAC a token keeps: collisions stay unlikely in columns of millions of values."""
+_LABEL = re.compile(r"[^\w]+")
+
+
 def token_for(column: str, value: Any) -> str:
     """Return the stable token that stands for `value` of `column`."""
-    digest = hmac.new(_KEY[0], str(value).encode("utf-8"), hashlib.sha256).hexdigest()
-    return f"‹{column}#{digest[:4]}›"
+    digest = hmac.new(_KEY[0], str(value).encode("utf-8"), hashlib.sha256).digest()
+    code = base64.b32encode(digest[: TOKEN_BITS // 8]).decode("ascii").rstrip("=").lower()
+    label = _LABEL.sub("_", column).strip("_")[:40] or "value"
+    return f"‹{label}#{code}›"
+
+
+def sensitive_names(
+    columns: Sequence[str],
+    positions: Sequence[int],
+    output_count: int | None,
+    names: Sequence[str] = (),
+) -> list[str]:
+    """Return the result's column names at the lineage's sensitive positions.
+
+    When the result has another number of columns than the lineage saw (`*` over a join
+    USING a column, which the database shows once), the sensitive outputs are matched by
+    name; if one has no name or none of the result's, every column counts as sensitive.
+    """
+    if output_count is None:
+        return []
+    if output_count == len(columns):
+        return [columns[i] for i in positions]
+    by_name = {column.lower(): column for column in columns}
+    if len(names) == len(positions) and all(name in by_name for name in names):
+        return sorted({by_name[name] for name in names}, key=list(columns).index)
+    return list(columns)
+
+
+def tokenised_rows(
+    rows: Sequence[Mapping[str, Any]], columns: Iterable[str]
+) -> list[dict[str, Any]]:
+    """Return `rows` with the values of `columns` replaced by their tokens (None stays None)."""
+    sensitive = set(columns)
+    if not sensitive:
+        return [dict(row) for row in rows]
+    return [
+        {
+            name: token_for(name, value) if name in sensitive and value is not None else value
+            for name, value in row.items()
+        }
+        for row in rows
+    ]
 
 
 def sensitive_values(artifacts: Iterable[Any]) -> dict[str, str]:

@@ -172,7 +172,7 @@ def parse_policy(text: str, path: Path, catalog: Mapping[str, list[str]] | None 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        raise PolicyError(f"{path}: not valid YAML: {exc}") from exc
+        raise PolicyError(_yaml_problem(path, exc)) from exc
     top = Spot(path, root)
     top.expect_mapping("the policy")
     top.refuse_unknown_keys(TOP_KEYS)
@@ -249,3 +249,11 @@ def _check_placeholders(policy: Policy, top: Spot) -> None:
                     f"role {role_name} is the default_role, whose users have no attributes, "
                     f"but its filter on {table} needs :{sorted(needed)[0]}"
                 )
+
+
+def _yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
+    """Return the YAML error in one line, with the file's line and column where known."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    return " ".join(f"{where}: not valid YAML: {problem}".split())

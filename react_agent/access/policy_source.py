@@ -19,6 +19,7 @@ from react_agent.access.policy import Policy, parse_policy
 from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_diff import loosenings
 from react_agent.access.scope import Scope
+from react_agent.log_reminders import TroubleLog
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class PolicySource:
         self.settle_seconds = settle_seconds
         self.clock = clock
         self._lock = threading.Lock()
+        self._troubles = TroubleLog(logger)
         self._stamp = self._file_stamp()
         text = path.read_text(encoding="utf-8")
         self.policy: Policy = parse_policy(text, path, catalog)
@@ -83,9 +85,14 @@ class PolicySource:
         """Return the policy, reading the file again first if it changed (or settles)."""
         try:
             stamp = self._file_stamp()
-        except OSError as exc:
-            self._keep(f"{self.path} unreadable: {exc}")
+        except OSError as exc:  # asked on every request: one line, then one a minute
+            self._troubles.trouble(
+                "unreadable", f"policy file {self.path} unreadable, keeping the last policy: {exc}"
+            )
+            reason = f"stale: last good policy kept; {self.path} unreadable: {exc}"
+            self.status = replace(self.status, status="stale", reason=reason)
             return self.policy
+        self._troubles.over("unreadable", f"policy file {self.path} readable again")
         pending = self._pending
         settled = pending is not None and self.clock() - pending[1] >= self.settle_seconds
         if stamp != self._stamp or settled:

@@ -28,8 +28,8 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.scope import traverse_scope
 
+from react_agent.access.lineage import sensitive_lineage
 from react_agent.access.scope import Scope
-from react_agent.access.taint import sensitive_outputs
 from react_agent.guard.sql_guard import QueryRejected, parse_statement
 
 PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
@@ -71,8 +71,12 @@ class ScopedQuery:
     """Values of the filters' placeholders."""
     tables: tuple[str, ...] = ()
     """The real tables the query reads (lower case)."""
-    sensitive_columns: frozenset[str] = frozenset()
-    """Lower-case names of result columns whose values never reach the model."""
+    sensitive_positions: tuple[int, ...] = ()
+    """0-based positions of the result columns whose values never reach the model."""
+    output_count: int | None = None
+    """How many columns the lineage saw in the result (None: no sensitive column read)."""
+    sensitive_names: tuple[str, ...] = ()
+    """Lower-case names of those columns, for a result of another width (`*` with USING)."""
 
 
 def apply_scope(
@@ -98,7 +102,9 @@ def apply_scope(
     names = {_table_name(table) for table in real_tables}
     _refuse_unreadable(names, scope)
     _refuse_denied_columns(nodes[exp.Identifier], names, scope)
-    taint = sensitive_outputs(nodes[exp.Column], real_tables, scope)
+    lineage = sensitive_lineage(tree, real_tables, scope, columns_of)
+    if lineage.refusal is not None:
+        raise ScopeRefused(lineage.rule, lineage.refusal)
     used: set[str] = set()
     edits: list[tuple[int, int, str]] = []
     for table in real_tables:
@@ -106,7 +112,7 @@ def apply_scope(
         if name in scope.row_filters or scope.denied_columns.get(name):
             edits.append(_edit(sql, table, name, scope, columns_of, dialect, used))
     params = {PARAMETER_PREFIX + key: scope.parameters[key] for key in sorted(used)}
-    return ScopedQuery(_spliced(sql, edits), params, tuple(sorted(names)), taint)
+    return ScopedQuery(_spliced(sql, edits), params, tuple(sorted(names)), *lineage.outputs)
 
 
 def _edit(

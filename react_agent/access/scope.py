@@ -75,6 +75,14 @@ class Scope:
         denied = self.denied_columns.get(table.lower(), frozenset())
         return [column for column in columns if column.lower() not in denied]
 
+    def filters_rows(self, table: str) -> bool:
+        """Whether the actor may read only some rows of `table`.
+
+        A row filter says so; under a `db_role` the database's own row level security may
+        filter any table, which the service cannot see, so every table counts as filtered.
+        """
+        return table.lower() in self.row_filters or self.db_role is not None
+
     def sensitive(self, table: str) -> frozenset[str]:
         """Return the sensitive columns of `table` (lower case)."""
         return self.sensitive_columns.get(table.lower(), frozenset())

@@ -96,4 +96,5 @@ class LedgerListener:
             outcome=query.outcome,
             reason=query.reason,
             subagent=(query.subagent or {}).get("id"),
+            kind=query.kind,
         )

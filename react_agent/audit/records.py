@@ -31,6 +31,7 @@ COLUMNS = (
     "outcome",
     "reason",
     "subagent",
+    "kind",
 )
 """The stored fields of a record, in the order of the audit table's columns and of CSV."""
 
@@ -60,6 +61,8 @@ class AuditRecord:
     """Why it was refused, failed or rejected."""
     subagent: str | None = None
     """The sub-agent's id when one ran the query."""
+    kind: str = "run"
+    """What the statement was for: run (run_sql), check (check_sql's plan), export (CSV)."""
     record_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Makes writing a record twice (a retried batch) store it once."""
 

@@ -27,10 +27,13 @@ def _statements(id_column: str, amount_type: str) -> tuple[str, ...]:
 SCHEMA_LOCK_KEY = 7_261_303_552
 """PostgreSQL advisory lock key held while the audit's and quotas' tables are migrated."""
 
+_KIND = ("ALTER TABLE audit_records ADD COLUMN kind TEXT NOT NULL DEFAULT 'run'",)
+"""Version 2: what each statement was for (run, check, export); older records ran."""
+
 MIGRATIONS = Migrations(
     versions={
-        "sqlite": [_statements("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER")],
-        "postgres": [_statements("BIGSERIAL PRIMARY KEY", "BIGINT")],
+        "sqlite": [_statements("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"), _KIND],
+        "postgres": [_statements("BIGSERIAL PRIMARY KEY", "BIGINT"), _KIND],
     },
     version_table="ledger_schema_version",
     lock_key=SCHEMA_LOCK_KEY,

@@ -52,6 +52,16 @@ class ScopedReadable:
             return list(columns)
         return self.scope.readable_columns(table, columns)
 
+    def filters_rows(self, table: str) -> bool:
+        """Whether the scope lets the caller read only some rows of `table`."""
+        check = getattr(self.scope, "filters_rows", None)
+        return bool(callable(check) and check(table))
+
+    def sensitive(self, table: str) -> frozenset[str]:
+        """Return the columns of `table` whose values the caller is never shown."""
+        check = getattr(self.scope, "sensitive", None)
+        return frozenset(check(table)) if callable(check) else frozenset()
+
     def to_dict(self) -> dict[str, Any]:
         """Return the filter as plain data (the views' cache key: scopes are unhashable)."""
         as_dict = getattr(self.scope, "to_dict", None)
@@ -136,6 +146,10 @@ def _describe(
         if key.ref_table.lower() in shown  # a key into a hidden table names nothing
         for column, target in zip(key.columns, key.ref_columns, strict=False)
     }
+    # Counts and values are read over the whole table: a caller who reads only some of
+    # its rows is shown neither, and never a sensitive column's values (docs/security.md).
+    filtered = _filters_rows(readable, table.name)
+    hidden = _sensitive(readable, table.name)
     columns = []
     for column in table.columns:
         if column.name not in allowed:
@@ -147,7 +161,7 @@ def _describe(
                 column.type,
                 (said.description if said else None) or column.comment,
                 said.synonyms if said else (),
-                column.values,
+                None if filtered or column.name.lower() in hidden else column.values,
                 column.primary_key,
                 references.get(column.name.lower()),
             )
@@ -156,10 +170,20 @@ def _describe(
         table.name,
         (meaning.description if meaning else None) or table.comment,
         meaning.synonyms if meaning else (),
-        table.row_estimate,
+        None if filtered else table.row_estimate,
         tuple(columns),
         neighbours,
     )
+
+
+def _filters_rows(readable: Readable | None, table: str) -> bool:
+    check = getattr(readable, "filters_rows", None)
+    return bool(callable(check) and check(table))
+
+
+def _sensitive(readable: Readable | None, table: str) -> frozenset[str]:
+    check = getattr(readable, "sensitive", None)
+    return frozenset(c.lower() for c in check(table)) if callable(check) else frozenset()
 
 
 def visible_metrics(semantics: Semantics, tables: Sequence[ViewTable]) -> list[Metric]:

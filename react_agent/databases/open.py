@@ -8,6 +8,7 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.databases.postgres import PostgresDatabase
 from react_agent.databases.sqlite import SQLiteDatabase
 from react_agent.databases.urls import database_kind, sqlite_path_from_url
+from react_agent.errors import ConfigurationError
 
 
 async def open_database(
@@ -34,7 +35,14 @@ async def open_database(
 
         return await MySQLDatabase.open(url, **pool_options)
     if kind == "duckdb":
-        from react_agent.databases.duckdb_files import DuckDBFiles
+        from react_agent.databases.duckdb_files import DuckDBFiles, duckdb_path_from_url
 
+        location = duckdb_path_from_url(url).resolve()
+        if not location.exists():  # a setting to change, not an outage to wait out
+            raise ConfigurationError(
+                "DATA_DATABASE_URL",
+                f"DATA_DATABASE_URL: no such folder or file: {location}; set it to a folder "
+                "of data files or a .duckdb file (duckdb:///relative or duckdb:////absolute)",
+            )
         return await DuckDBFiles.open(url, **(file_options or {}))
     raise ValueError("DATA_DATABASE_URL cannot be 'memory'")

@@ -8,8 +8,8 @@ each, on one connection it keeps while there is more to send (databases/postgres
 
 Under load that is one statement and one commit where there were two, one for each kind:
 at c = 100 a question of the sample graph went from about 8 such statements to about 5,
-and PostgreSQL's backends spent a sixth less CPU on it (bench/README.md, "One statement
-for a step's checkpoint and its events").
+and PostgreSQL's backends spent a sixth less CPU on it (bench/results/35-postgres-scale-out.md,
+"One statement for a step's checkpoint and its events").
 """
 
 from __future__ import annotations

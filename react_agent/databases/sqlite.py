@@ -17,7 +17,7 @@ from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream, translating
 from react_agent.databases.sqlite_catalog import introspect_sqlite
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:
 # a second layer under the SQL guard. Everything else (ATTACH, PRAGMA, writes, VACUUM INTO,
@@ -45,19 +45,28 @@ class SQLiteDatabase:
         """Queries executing in worker threads now (a cancelled one stops within moments)."""
         self._count_lock = threading.Lock()
         if not self.path.is_file():
-            raise ServiceError(
-                503,
-                "DATABASE_UNAVAILABLE",
-                f"SQLite database file not found: {self.path}",
-                can_retry=False,
+            raise ConfigurationError(
+                "DATA_DATABASE_URL",
+                f"DATA_DATABASE_URL: SQLite database file not found: {self.path}; set it to "
+                "an existing file (sqlite:///relative.db or sqlite:////absolute.db)",
             )
 
     def _connect(self) -> sqlite3.Connection:
-        # mode=ro refuses writes at the file level; query_only refuses them in SQL too.
-        connection = sqlite3.connect(
-            f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
-        connection.execute("PRAGMA query_only = ON")
+        """Open the file read-only; a file gone or unreadable is 503 DATABASE_UNAVAILABLE."""
+        try:
+            # mode=ro refuses writes at the file level; query_only refuses them in SQL too.
+            connection = sqlite3.connect(
+                f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False
+            )
+            connection.execute("PRAGMA query_only = ON")
+        except sqlite3.Error as exc:
+            # Not the query's fault, so not a QueryFailed for the model to work around:
+            # the question ends (like the missing file at start-up: an operator must act).
+            raise ConfigurationError(
+                "DATA_DATABASE_URL",
+                f"DATA_DATABASE_URL: SQLite database file cannot be opened: {self.path}: {exc}",
+                error_type="DATABASE_UNAVAILABLE",
+            ) from exc
         return connection
 
     def _connect_for_query(self) -> sqlite3.Connection:

@@ -18,7 +18,8 @@ def sqlite_path_from_url(url: str) -> Path:
 
 def database_kind(url: str) -> str:
     """Return "sqlite", "postgres", "mysql", "duckdb" or "memory" for a database URL."""
-    scheme = urlsplit(url).scheme.split("+")[0].lower()
+    # Not urlsplit: a URL it cannot parse (an unclosed `[`) still has a kind to report.
+    scheme = url.split(":", 1)[0].split("+")[0].strip().lower() if ":" in url else ""
     if url.strip().lower() == "memory":
         return "memory"
     if scheme == "sqlite":
@@ -29,7 +30,8 @@ def database_kind(url: str) -> str:
         return "mysql"
     if scheme == "duckdb":
         return "duckdb"
+    # The scheme only: the URL may hold a password.
     raise ValueError(
-        f"unsupported database URL {url!r}: use sqlite:///file.db, postgresql://…, "
+        f"unsupported database URL scheme {scheme!r}: use sqlite:///file.db, postgresql://…, "
         "mysql://… or duckdb:///folder"
     )

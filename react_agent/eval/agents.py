@@ -10,6 +10,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from react_agent.access.actor import Actor
+from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import AGENT
 from react_agent.runs.events import RunResult
@@ -55,15 +57,20 @@ class AgentAnswer:
 class GoldenAgent(Protocol):
     """Answers a conversation of one or more turns on a fresh thread."""
 
+    @property
+    def user_id(self) -> str:
+        """Who asks (the threads' owner): EVAL_USER, or the `--as` user."""
+        ...
+
     async def converse(self, turns: Sequence[str], thread_id: str) -> AgentAnswer:
         """Ask each turn in order on `thread_id`; stop at the first failure."""
         ...
 
 
-def new_thread_id(question_id: str) -> str:
-    """Return a fresh thread for one golden question."""
+def new_thread_id(question_id: str, user_id: str = EVAL_USER) -> str:
+    """Return a fresh thread of `user_id` for one golden question."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in question_id)[:60]
-    return f"{EVAL_USER}:{safe}-{uuid.uuid4().hex[:12]}"
+    return f"{user_id}:{safe}-{uuid.uuid4().hex[:12]}"
 
 
 def _turn_data(result: RunResult) -> dict[str, Any]:
@@ -78,9 +85,19 @@ def _turn_data(result: RunResult) -> dict[str, Any]:
 
 @dataclass
 class InProcessAgent:
-    """The agent of this process (react_agent.service.assembly), asked through its runner."""
+    """The agent of this process (react_agent.service.assembly), asked through its runner.
+
+    With an `actor` and `scope` (an evaluation `--as` a user) every turn runs as that user.
+    """
 
     runner: AgentRunner
+    actor: Actor | None = None
+    scope: Scope | None = None
+
+    @property
+    def user_id(self) -> str:
+        """Who asks: the actor's user, else EVAL_USER."""
+        return self.actor.user_id if self.actor is not None else EVAL_USER
 
     async def converse(self, turns: Sequence[str], thread_id: str) -> AgentAnswer:
         """Ask each turn in order on `thread_id`; stop at the first failure."""
@@ -88,7 +105,8 @@ class InProcessAgent:
         started = time.perf_counter()
         try:
             for turn in turns:
-                answer.add_turn(_turn_data(await self.runner.ask(turn, thread_id)))
+                run = await self.runner.start(turn, thread_id, scope=self.scope, actor=self.actor)
+                answer.add_turn(_turn_data(await run.result()))
         except ServiceError as exc:
             answer.fail(exc.error_type, exc.detail)
         answer.seconds = time.perf_counter() - started
@@ -102,6 +120,8 @@ class HttpAgent:
     client: httpx.AsyncClient
     url: str
     api_key: str | None = None
+    user_id: str = EVAL_USER
+    """Who asks (`--as USER`; the key must be allowed to act for that user)."""
 
     async def converse(self, turns: Sequence[str], thread_id: str) -> AgentAnswer:
         """Ask each turn in order on `thread_id`; stop at the first failure."""
@@ -110,7 +130,7 @@ class HttpAgent:
         endpoint = self.url.rstrip("/") + "/api/v0/ask_react_agent"
         started = time.perf_counter()
         for turn in turns:
-            body = {"question": turn, "thread_id": thread_id, "user_id": EVAL_USER}
+            body = {"question": turn, "thread_id": thread_id, "user_id": self.user_id}
             try:
                 response = await self.client.post(endpoint, json=body, headers=headers)
                 envelope = response.json()

@@ -21,6 +21,8 @@ USAGE_EXAMPLES = """examples:
   python -m react_agent.eval react_agent/eval/golden/sample.jsonl --out eval-out/base
   python -m react_agent.eval my_set.jsonl --out eval-out/new --url http://127.0.0.1:8084 \\
       --api-key $KEY --concurrency 8
+  python -m react_agent.eval my_set.jsonl --out eval-out/rep --repeat 3
+  POLICY_FILE=config/policy.sample.yaml python -m react_agent.eval --as alice --out eval-out/alice
   python -m react_agent.eval --compare eval-out/base eval-out/new
   python -m react_agent.eval --from-memory my_set.jsonl
 """
@@ -49,6 +51,15 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="use the business instructions in force on this date (in-process only)",
     )
     parser.add_argument(
+        "--repeat", type=int, default=1, metavar="K", help="runs of each question (1)"
+    )
+    parser.add_argument(
+        "--as",
+        dest="as_user",
+        metavar="USER",
+        help="ask as this user of POLICY_FILE, scored under the same scope",
+    )
+    parser.add_argument(
         "--compare",
         nargs=2,
         type=Path,
@@ -67,12 +78,17 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 async def run_evaluation(arguments: argparse.Namespace, settings: Settings) -> int:
     """Run the golden set as the options say and write the report; return the exit status."""
     golden = arguments.golden or SAMPLE_GOLDEN_SET
+    if arguments.as_user and settings.policy_file is None:
+        raise ServiceError(400, "NO_POLICY", "--as needs POLICY_FILE (the user's policy)")
     questions = read_golden_set(golden)
-    bar = ProgressBar(len(questions))
+    repeat = max(1, arguments.repeat)
+    bar = ProgressBar(len(questions) * repeat)
     options = {
         "concurrency": arguments.concurrency,
         "timeout": arguments.timeout,
         "on_done": lambda outcome: bar.advance(outcome.passed),
+        "repeat": repeat,
+        "as_user": arguments.as_user,
         "meta": {"golden_set": str(golden)},
     }
     if arguments.as_of is not None:
@@ -92,6 +108,11 @@ async def run_evaluation(arguments: argparse.Namespace, settings: Settings) -> i
     out = arguments.out or Path("eval-out")
     paths = write_report(out, report)
     print(f"accuracy {report['accuracy']:.1%} ({report['passed']}/{report['total']})")
+    if repeat > 1:
+        print(
+            f"pass_all {report['pass_all']:.1%}, pass_any {report['pass_any']:.1%}, "
+            f"{report['unstable']} unstable question(s)"
+        )
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
 
@@ -104,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             before, after = (read_report(path) for path in arguments.compare)
             comparison = compare_reports(before, after)
             sys.stdout.write(render_comparison(comparison))
-            return 1 if comparison["regressions"] else 0
+            return 1 if comparison["regressions"] or comparison["became_unstable"] else 0
         settings = Settings()
         if arguments.from_memory:
             from react_agent.eval.memory_set import write_memory_golden_set

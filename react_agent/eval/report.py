@@ -9,11 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from react_agent.eval.chart import render_chart_svg
+from react_agent.eval.repeat import is_unstable, pass_rate, runs_text
 from react_agent.eval.runner import QuestionOutcome
 
 
 def _accuracy(outcomes: Sequence[dict[str, Any]]) -> float:
-    return round(sum(o["passed"] for o in outcomes) / len(outcomes), 4) if outcomes else 0.0
+    """Mean pass@1: each question's share of passing runs, averaged."""
+    return round(sum(pass_rate(o) for o in outcomes) / len(outcomes), 4) if outcomes else 0.0
+
+
+def _share(outcomes: Sequence[dict[str, Any]], test: Any) -> float:
+    return round(sum(1 for o in outcomes if test(o)) / len(outcomes), 4) if outcomes else 0.0
 
 
 def _grouped(questions: Sequence[dict[str, Any]], keys: Iterable[str]) -> dict[str, Any]:
@@ -40,6 +46,10 @@ def build_report(outcomes: Sequence[QuestionOutcome], meta: dict[str, Any]) -> d
     count = max(len(questions), 1)
     return {
         "accuracy": _accuracy(questions),
+        "pass_all": _share(questions, lambda q: all(q["runs"] or [q["passed"]])),
+        "pass_any": _share(questions, lambda q: any(q["runs"] or [q["passed"]])),
+        "repeat": max((len(q["runs"]) for q in questions), default=1),
+        "unstable": sum(1 for q in questions if is_unstable(q)),
         "total": len(questions),
         "passed": sum(q["passed"] for q in questions),
         "reasons": dict(Counter(q["reason"] for q in questions if not q["passed"])),
@@ -69,6 +79,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Set: `{report['meta'].get('golden_set', '?')}` · agent: "
         f"{report['meta'].get('agent', '?')} · model: {report['meta'].get('model', '?')}",
         "",
+        *_repeat_line(report),
         f"Per question: {cost['model_calls']} model calls, {cost['prompt_tokens']} prompt + "
         f"{cost['completion_tokens']} completion tokens, {cost['seconds']} s, "
         f"{cost['sql_count']} SQL statements.",
@@ -82,7 +93,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"| {label} | {group['passed']}/{group['total']} | {group['accuracy']:.0%} |"
             )
-    failures = [q for q in report["questions"] if not q["passed"]]
+    lines += _unstable_lines(report)
+    failures = [q for q in report["questions"] if not q["passed"] and not is_unstable(q)]
     lines += ["", f"## Failures ({len(failures)})", ""]
     if failures:
         lines += ["| id | reason | detail | question |", "|---|---|---|---|"]
@@ -93,6 +105,33 @@ def render_markdown(report: dict[str, Any]) -> str:
     else:
         lines.append("None.")
     return "\n".join(lines) + "\n"
+
+
+def _repeat_line(report: dict[str, Any]) -> list[str]:
+    repeat = report.get("repeat", 1)
+    if repeat <= 1:
+        return []
+    return [
+        f"Each question {repeat} times: pass@1 {report['accuracy']:.1%}, passed in every run "
+        f"{report['pass_all']:.1%}, in at least one {report['pass_any']:.1%}.",
+        "",
+    ]
+
+
+def _unstable_lines(report: dict[str, Any]) -> list[str]:
+    """Return the section of questions whose runs disagree (only when the set was repeated)."""
+    if report.get("repeat", 1) <= 1:
+        return []
+    unstable = [q for q in report["questions"] if is_unstable(q)]
+    lines = ["", f"## Unstable ({len(unstable)})", ""]
+    if not unstable:
+        return [*lines, "None."]
+    lines += ["| id | runs | reason | detail | question |", "|---|---|---|---|---|"]
+    return lines + [
+        f"| {q['id']} | {runs_text(q)} | {q['reason']} | {_cell(q['detail'])} "
+        f"| {_cell(q['question'])} |"
+        for q in unstable
+    ]
 
 
 def _cell(text: str) -> str:

@@ -36,6 +36,7 @@ TIMEOUT = "TIMEOUT"
 FACT_MISSING = "FACT_MISSING"
 AGENT_ERROR = "AGENT_ERROR"
 GOLD_SQL_ERROR = "GOLD_SQL_ERROR"
+OUT_OF_SCOPE = "OUT_OF_SCOPE"
 REASONS = (
     MISSING_ROWS,
     EXTRA_ROWS,
@@ -47,9 +48,11 @@ REASONS = (
     FACT_MISSING,
     AGENT_ERROR,
     GOLD_SQL_ERROR,
+    OUT_OF_SCOPE,
 )
-"""Why a question failed; AGENT_ERROR is any other failure of the run (503, 500), and
-GOLD_SQL_ERROR a golden question whose own SQL does not run (a broken set, not the agent)."""
+"""Why a question failed; AGENT_ERROR is any other failure of the run (503, 500),
+GOLD_SQL_ERROR a golden question whose own SQL does not run (a broken set, not the agent),
+and OUT_OF_SCOPE a gold SQL the `--as` user's scope refuses (the policy hides what it needs)."""
 
 Row = tuple[Any, ...]
 

@@ -8,9 +8,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
-from langgraph.prebuilt.tool_node import ToolInvocationError
 
-from react_agent.databases.base import QueryFailed
 from react_agent.graph.features import GraphParts
 from react_agent.graph.hooks import AnswerReview
 from react_agent.graph.node_names import (
@@ -27,12 +25,7 @@ from react_agent.graph.node_names import (
 )
 from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import AgentState
-from react_agent.guard.sql_guard import QueryRejected
-
-
-def describe_tool_error(error: ToolInvocationError | QueryFailed | QueryRejected) -> str:
-    """Return the tool result the model reads when a tool call failed in a way it can fix."""
-    return f"Error: {error}"
+from react_agent.graph.tool_calls import ToolCallErrors
 
 
 def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
@@ -51,8 +44,11 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     builder.add_node(AGENT, nodes.call_model)
     builder.add_node(PREPARE_TOOL_INPUT, nodes.prepare_tool_input)
     # Unknown tools, bad arguments and refused or failed SQL come back to the model as
-    # tool errors to correct; anything else (a database outage) ends the run with its code.
-    builder.add_node(TOOLS, ToolNode(tools, handle_tool_errors=describe_tool_error))
+    # tool errors to correct; a ServiceError (a database outage) ends the run with its code.
+    errors = ToolCallErrors(tools)
+    builder.add_node(
+        TOOLS, ToolNode(tools, handle_tool_errors=errors.describe, awrap_tool_call=errors.vet)
+    )
     builder.add_node(UPDATE_STATE_AFTER_TOOL, nodes.update_state_after_tool)
     builder.add_node(FORMAT_FINAL_RESPONSE, nodes.format_final_response)
 

@@ -44,8 +44,12 @@ class GraphParts:
         return replace(self, nodes=nodes, tools=(*self.tools, *(tools or [])))
 
     def bound_nodes(self) -> AgentNodes:
-        """Return the nodes with the model bound to the tools."""
-        return replace(self.nodes, model=self.model.bind_tools(list(self.tools)))
+        """Return the nodes with the model bound to the tools (and to all but ask_tool)."""
+        nodes = replace(self.nodes, model=self.model.bind_tools(list(self.tools)))
+        if self.nodes.ask_tool is None:
+            return nodes
+        others = [tool for tool in self.tools if tool.name != self.nodes.ask_tool]
+        return replace(nodes, model_not_asking=self.model.bind_tools(others))
 
 
 class GraphFeature(Protocol):

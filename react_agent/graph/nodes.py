@@ -36,6 +36,7 @@ from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INP
 from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
+from react_agent.graph.tool_calls import vet_model_calls
 from react_agent.graph.trimming import select_context_start
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
@@ -63,6 +64,8 @@ class AgentNodes:
         history: Turn blocks and what of them the model sees; None keeps no blocks.
         report_retrieval: Shows each retrieval in the run's events; None shows none.
         clarify: Whether the model has ask_user (a run may still turn asking off).
+        ask_tool: The name of that tool, kept from the model of a run that may not ask.
+        model_not_asking: The model bound to every tool but `ask_tool` (features binds it).
         report_model_call: Tells the run's listeners of each model call; None tells none.
         model_name: The configured model's name, for reports whose answer names none.
         schema: The schema for each question's prompt (the catalogue); None lists only
@@ -84,6 +87,8 @@ class AgentNodes:
     history: HistoryHooks | None = None
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
+    ask_tool: str | None = None
+    model_not_asking: Any = None
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
     schema: SchemaPrompt | None = None
@@ -134,7 +139,9 @@ class AgentNodes:
         prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
         # The one boundary into the model: sensitive values become tokens here (access/masking).
         model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
-        response = await self._invoke_model(model_input, config)
+        # A run that may not ask is not offered ask_user at all (CLARIFY=request's default).
+        model = self.model if asks or self.model_not_asking is None else self.model_not_asking
+        response = await self._invoke_model(model, model_input, config)
         update = {"messages": [stamped(response)], **examples}
         if schema and self.schema is not None:
             # The instructions in this prompt: cited in react_agent_meta.instructions.
@@ -144,13 +151,15 @@ class AgentNodes:
             )
         return update
 
-    async def _invoke_model(self, messages: list[AnyMessage], config: RunnableConfig) -> Any:
+    async def _invoke_model(
+        self, model: Any, messages: list[AnyMessage], config: RunnableConfig
+    ) -> Any:
         """Call the model, reporting the call (model, outcome, time, tokens) when asked to."""
         if self.report_model_call is None:
-            return await self.model.ainvoke(messages, config)
+            return await model.ainvoke(messages, config)
         started = time.perf_counter()
         try:
-            response = await self.model.ainvoke(messages, config)
+            response = await model.ainvoke(messages, config)
         except BaseException as exc:
             outcome = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
             seconds = time.perf_counter() - started
@@ -210,21 +219,18 @@ class AgentNodes:
         return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
 
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
-        """Tidy the SQL, note the tools about to run, and reject calls with broken JSON.
+        """Tidy the SQL, note the tools about to run, and answer calls that cannot run.
 
-        A call whose arguments are not valid JSON gets an error result the model can
-        correct; the tools node runs only the others.
+        A call whose arguments are not one JSON object (or are too long) gets an error
+        result the model can correct (graph/tool_calls); the tools node runs the others.
         """
         message = state["messages"][-1]
         assert isinstance(message, AIMessage)
-        calls = [_tidy_tool_call(call) for call in message.tool_calls]
-        update: dict[str, Any] = {"pending_tools": [call["name"] for call in calls]}
-        messages: list[AnyMessage] = []
-        if calls != message.tool_calls:
-            # Same id: add_messages replaces the message instead of appending it.
-            messages.append(message.model_copy(update={"tool_calls": calls}))
-        # The tools node runs only the parseable calls; every call needs a result.
-        messages.extend(_invalid_call_results(message))
+        vetted, answers = vet_model_calls(message)
+        update: dict[str, Any] = {"pending_tools": [call["name"] for call in vetted.tool_calls]}
+        messages: list[AnyMessage] = [vetted] if vetted is not message else []
+        # The tools node runs only the runnable calls; every call needs a result.
+        messages.extend(answers)
         if messages:
             update["messages"] = messages
         return update
@@ -306,28 +312,3 @@ def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]
             break
         results.append(message)
     return results[::-1]
-
-
-def _invalid_call_results(message: AIMessage) -> list[ToolMessage]:
-    return [
-        ToolMessage(
-            content=(
-                f"Error: the arguments of this {call['name']} call are not valid JSON, so it "
-                "did not run. Call it again with its arguments as one JSON object."
-            ),
-            tool_call_id=call["id"] or "",
-            name=call["name"] or "",
-            status="error",
-        )
-        for call in message.invalid_tool_calls
-    ]
-
-
-def _tidy_tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    args = call.get("args") or {}
-    sql = args.get("sql")
-    if isinstance(sql, str):
-        tidy = sql.strip().rstrip(";").strip()
-        if tidy != sql:
-            return {**call, "args": {**args, "sql": tidy}}
-    return call

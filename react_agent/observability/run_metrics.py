@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -19,6 +20,9 @@ from react_agent.runs.tool_events import ToolReturned
 
 CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
 INTERRUPTED_ERRORS = frozenset({"RUN_INTERRUPTED"})
+
+SCOPE_RULE = re.compile(r"[A-Z][A-Z_]+: ")
+"""How a scope refusal's reason starts (its rule), e.g. `COLUMN_DENIED: …`."""
 
 # The guard's refusal sentences (react_agent/guard/sql_guard.py) → a bounded label value.
 # Parse errors first: their sentence quotes the query, which may contain any other words.
@@ -40,6 +44,8 @@ REFUSAL_REASONS = (
 
 def refusal_reason(sentence: str | None) -> str:
     """Return the label value of a guard refusal: one of a fixed set of words."""
+    if SCOPE_RULE.match(sentence or ""):
+        return "scope"  # the access policy's refusals: `RULE: sentence` (tools/sql_tools)
     text = (sentence or "").lower()
     for words, reason in REFUSAL_REASONS:
         if words in text:
@@ -77,7 +83,7 @@ class RunMetrics:
                 m.model_tokens.labels(event.model, "prompt").inc(event.prompt_tokens)
             if event.completion_tokens:
                 m.model_tokens.labels(event.model, "completion").inc(event.completion_tokens)
-        elif isinstance(event, QueryFinished):
+        elif isinstance(event, QueryFinished) and event.kind == "run":  # run_sql calls only
             reason = refusal_reason(event.reason) if event.outcome == "refused" else ""
             m.sql_queries.labels(event.backend, event.outcome, reason).inc()
             m.sql_duration.labels(event.backend).observe(event.seconds)

@@ -20,7 +20,7 @@ from typing import Literal
 from react_agent.runs.admission import Admission
 
 RUNS_PER_CORE = 16
-"""Runs at once per CPU core to start from (32 on two cores: bench/README.md)."""
+"""Runs at once per core at first (32 on 2 cores: bench/results/admission-and-slow-model.md)."""
 
 ADAPT_INTERVAL = 0.5
 """Seconds between two looks at the process's CPU while runs wait."""

@@ -101,6 +101,7 @@ async def answer_question(
     return replace(
         result,
         sqls=work.sqls,
+        lint=work.lint,
         usage=work.usage(),
         question=asked,
         approval=approval,

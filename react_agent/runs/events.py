@@ -53,6 +53,8 @@ class RunResult:
     None when ANSWER_CHECK is off."""
     trace_id: str | None = None
     """The trace of the request that asked it, when tracing is on (react_agent_meta.trace_id)."""
+    lint: list[dict[str, Any]] = field(default_factory=list)
+    """The SQL lint's warnings on the turn's statements: rule, message, sql (SQL_LINT)."""
 
 
 @dataclass(frozen=True)

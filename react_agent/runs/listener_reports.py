@@ -17,6 +17,7 @@ from react_agent.runs.listeners import (
     ModelCalled,
     ModelOutcome,
     QueryFinished,
+    QueryKind,
     QueryOutcome,
     SchemaOutcome,
     SchemaRetrieved,
@@ -68,8 +69,9 @@ def report_query(
     *,
     reason: str | None = None,
     row_count: int | None = None,
+    kind: QueryKind = "run",
 ) -> None:
-    """Tell the run's listeners that one run_sql ended (see QueryFinished for the fields)."""
+    """Tell the run's listeners that one run_sql or check_sql ended (see QueryFinished)."""
     sink = current_event_sink()
     if sink is None:
         return
@@ -84,6 +86,7 @@ def report_query(
             tables=tables_read(sql_run, backend) if sql_run is not None else (),
             row_count=row_count,
             subagent=sink.subagent,
+            kind=kind,
         )
     )
 

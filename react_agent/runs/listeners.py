@@ -21,6 +21,8 @@ logger = logging.getLogger(__name__)
 
 ModelOutcome = Literal["ok", "error", "cancelled"]
 QueryOutcome = Literal["ok", "refused", "error", "timeout", "rejected"]
+QueryKind = Literal["run", "check", "export"]
+"""What the statement was for: run_sql, check_sql (planned, not run), a CSV export."""
 SchemaOutcome = Literal["ok", "empty", "error"]
 
 
@@ -55,10 +57,11 @@ class ModelCalled:
 
 @dataclass(frozen=True)
 class QueryFinished:
-    """One run_sql ended: it ran, or the guard refused it (react_agent.tools.sql_tools).
+    """One run_sql or check_sql ended: it ran, or was refused (react_agent.tools.sql_tools).
 
-    `outcome` is ok, refused (the SQL guard: `reason` says why), error or timeout (the
-    database: `reason` is its message) or rejected (a person refused it at approval).
+    `outcome` is ok, refused (the SQL guard or the scope: `reason` says why), error or
+    timeout (the database: `reason` is its message) or rejected (a person refused it at
+    approval).
     """
 
     sql: str
@@ -74,6 +77,8 @@ class QueryFinished:
     row_count: int | None = None
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent ran the query."""
+    kind: QueryKind = "run"
+    """run_sql's query, check_sql's plan (row_count None), or (outside runs) an export."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ class TurnWork:
         self.seen_results: set[str] = set()
         self.records_read: list[dict[str, Any]] = []
         """The `records` of every result the turn read (the answer check's evidence)."""
+        self.lint: list[dict[str, Any]] = []
+        """The SQL lint's warnings on the turn's statements (react_agent/lint)."""
 
     def add(self, update: Any) -> None:
         """Take one node's update into account."""
@@ -76,6 +78,7 @@ class TurnWork:
                 ]
             return
         self.seen_results.add(message.tool_call_id)
+        self.lint += [dict(w) for w in artifact.get("lint") or [] if isinstance(w, dict)]
         status = SQL_STATUSES.get(str(artifact.get("outcome")), "error")
         records = artifact.get("records") if status == "ok" else None
         if records:

@@ -12,14 +12,18 @@ from psycopg_pool import AsyncConnectionPool
 from config import Settings
 from react_agent.access.catalog import TableColumns
 from react_agent.access.masking import set_token_key
+from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_source import open_policy_source, require_known_users
 from react_agent.conversations.checkpointer import open_checkpointer
+from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.postgres_batches import StatementBatches
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
 from react_agent.graph.nodes import AgentNodes
+from react_agent.lint.linter import SqlLinter
+from react_agent.log_reminders import quiet_repeated_warnings
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
 from react_agent.runs.admission_auto import open_admission
@@ -38,6 +42,8 @@ from react_agent.service.data_sources import open_data_source, open_datasets
 from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog
+from react_agent.service.settings_checks import check_database_urls
+from react_agent.service.start_report import degraded_start_lines
 from react_agent.service.state import (
     AgentService,
     checkpoint_pool,
@@ -61,7 +67,9 @@ async def open_agent_service(
     """Build the agent and everything it needs; close it all on exit.
 
     A missing LLM or an unreachable database does not stop start-up: the service comes
-    up, reports the problem in /health and answers 503 with the reason. PostgreSQL pools
+    up, reports the problem in /health and answers 503 with the reason. A wrong setting
+    does (a database URL of an unsupported kind, a policy file that does not check out):
+    ConfigurationError, which `python -m app` prints as one line. PostgreSQL pools
     keep reconnecting in the background, so the agent is built even while PostgreSQL is
     down and answers again once it is back, without a restart.
 
@@ -72,22 +80,12 @@ async def open_agent_service(
             PostgreSQL (shared by every process), else in-process ones.
 
     """
+    check_database_urls(settings)
+    # psycopg's pools warn at each failed attempt while PostgreSQL is down.
+    quiet_repeated_warnings("psycopg.pool")
     service = AgentService(settings)
     async with AsyncExitStack() as stack:
-        try:
-            service.database = await open_data_source(settings, settings.data_database_url)
-            stack.push_async_callback(service.database.aclose)
-            await open_datasets(service, stack)
-            # PostgreSQL's tables are listed by check_components below, once it answers.
-            if not reconnects_by_itself(service, "data_database"):
-                service.tables = await list_allowed_tables(service)
-        except ServiceError as exc:
-            service.problems["data_database"] = exc
-        except Exception as exc:
-            logger.warning("data database unavailable: %s", exc)
-            service.problems["data_database"] = ServiceError(
-                503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
-            )
+        await _open_data(service, stack)
         await _open_policy(service)
         try:
             service.checkpointer = await stack.enter_async_context(
@@ -96,7 +94,6 @@ async def open_agent_service(
                 )
             )
         except Exception as exc:
-            logger.warning("checkpointer unavailable: %s", exc)
             service.problems["checkpointer"] = ServiceError(
                 503, "CHECKPOINTER_UNAVAILABLE", f"checkpointer: {exc}", can_retry=True
             )
@@ -107,7 +104,6 @@ async def open_agent_service(
         try:
             service.memory = await stack.enter_async_context(open_memory(settings))
         except Exception as exc:
-            logger.warning("memory unavailable: %s", exc)
             service.memory_problem = ServiceError(
                 503, "MEMORY_UNAVAILABLE", f"memory database: {exc}", can_retry=True
             )
@@ -124,33 +120,67 @@ async def open_agent_service(
         open_catalog(service, stack)
         # PostgreSQL pools open without waiting for the server: see whether it answers.
         await check_components(service, timeout=settings.postgres_connect_timeout)
-        for component, problem in service.problems.items():
-            logger.warning("%s: %s", component, problem.detail)
         if model is None and not settings.llm_configured:
             service.problems["llm"] = llm_not_configured()
+        for line in degraded_start_lines(service):
+            logger.warning("degraded start: %s", line)
         await _start_runs(service, stack, model, locks)
         yield service
 
 
+async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
+    """Open the data database (and users' datasets); a failure is a problem, not a stop."""
+    settings = service.settings
+    try:
+        service.database = await open_data_source(settings, settings.data_database_url)
+        stack.push_async_callback(service.database.aclose)
+        await open_datasets(service, stack)
+        # PostgreSQL's tables are listed by check_components below, once it answers.
+        if not reconnects_by_itself(service, "data_database"):
+            service.tables = await list_allowed_tables(service)
+    except ServiceError as exc:
+        service.problems["data_database"] = exc
+    except Exception as exc:
+        service.problems["data_database"] = ServiceError(
+            503, "DATABASE_UNAVAILABLE", f"data database: {exc}", can_retry=True
+        )
+
+
 async def _open_policy(service: AgentService) -> None:
-    """Read POLICY_FILE, checked against the data database (PolicyError stops start-up)."""
+    """Read POLICY_FILE, checked against the data database (a wrong one stops start-up).
+
+    Raises:
+        ConfigurationError: The file is missing, unreadable, or does not check out.
+
+    """
     settings = service.settings
     if settings.access_token_key is not None:
         set_token_key(settings.access_token_key.get_secret_value())
     if service.database is not None:
         service.columns = TableColumns(service.database)
-    if settings.policy_file is not None:
+    if settings.policy_file is None:
+        return
+    keys = settings.api_keys.get_secret_value().strip() if settings.api_keys else ""
+    try:
         service.policy = await open_policy_source(
             settings.policy_file,
             service.columns,
             settle_seconds=settings.policy_reload_settle_seconds,
         )
-        keys = settings.api_keys.get_secret_value().strip() if settings.api_keys else ""
         require_known_users(
             settings.policy_file,
             keys_set=bool(keys) or settings.api_keys_file is not None,
             trusted_gateway=settings.auth_trusted_gateway,
         )
+    except PolicyError as exc:  # its text names the file and the line, or the settings
+        detail = str(exc) if str(exc).startswith("POLICY_FILE") else f"POLICY_FILE {exc}"
+        raise ConfigurationError("POLICY_FILE", detail) from exc
+    except OSError as exc:
+        raise ConfigurationError(
+            "POLICY_FILE",
+            f"POLICY_FILE {settings.policy_file}: {exc.strerror or exc}; "
+            "set POLICY_FILE to a readable policy file (docs/security.md), or unset it",
+        ) from exc
 
 
 async def _start_runs(
@@ -204,6 +234,18 @@ def _open_run_store(
     )
 
 
+def _linter(service: AgentService) -> SqlLinter | None:
+    """Return the SQL lint (SQL_LINT), reading the schema catalogue's keys when it has one."""
+    if service.settings.sql_lint == "off":
+        return None
+
+    def catalog() -> Catalog | None:
+        snapshot = service.catalog.snapshot if service.catalog is not None else None
+        return snapshot.catalog if snapshot is not None else None
+
+    return SqlLinter(catalog, service.settings.sql_lint)
+
+
 def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLocks) -> AgentRunner:
     settings = service.settings
     assert service.database is not None
@@ -215,6 +257,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         allowed_tables=settings.allowed_tables,
         report_query=report_query,
         columns=service.columns if service.policy is not None else None,
+        linter=_linter(service),
     )
     nodes = AgentNodes(
         model=model,

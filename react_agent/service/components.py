@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from config.masking import mask_url_password
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import is_table_allowed
@@ -24,7 +25,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
         "llm": {
             "configured": settings.llm_configured,
             "model": settings.llm_model,
-            "base_url": settings.openai_base_url or "https://api.openai.com/v1",
+            "base_url": mask_url_password(settings.openai_base_url or "https://api.openai.com/v1"),
             "api_key_set": bool(
                 settings.openai_api_key and settings.openai_api_key.get_secret_value()
             ),
@@ -65,7 +66,7 @@ def describe_catalog(service: AgentService) -> dict[str, Any]:
         "columns": snapshot.catalog.column_count if snapshot else 0,
         "semantic_problems": list(snapshot.problems) if snapshot else [],
         "stale_examples": catalog.stale_examples,
-        "error": catalog.error,
+        "error": mask_url_password(catalog.error) if catalog.error else None,
     }
 
 

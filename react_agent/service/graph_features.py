@@ -98,7 +98,8 @@ class Clarification:
 
     def attach(self, parts: GraphParts) -> GraphParts:
         """Add ask_user and tell the nodes the model has it."""
-        return parts.adding([build_ask_user_tool(self.max_per_question)], clarify=True)
+        tool = build_ask_user_tool(self.max_per_question)
+        return parts.adding([tool], clarify=True, ask_tool=tool.name)
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
                 SubquestionQuota(quotas) if quotas is not None else None,
             )
         )
-    if settings.clarify == "on":
+    if settings.clarify != "off":
         features.append(Clarification(settings.clarify_max))
     features.append(ApprovalGate(SqlApproval(dialect, settings.allowed_tables, report_query)))
     if settings.answer_check == "repair":

@@ -56,8 +56,11 @@ async def check_readiness(
     if not down:
         return report, None
     first = {"agent": agent_problem}.get(down[0]) or problems.get(down[0]) or _not_open(down[0])
-    # Always 503, whatever the part's own status: this process cannot answer now.
-    return report, ServiceError(503, first.error_type, first.detail, can_retry=True, **first.params)
+    # Always 503, whatever the part's own status: this process cannot answer now. Whether
+    # asking again can help is the problem's own (a setting to change: never).
+    return report, ServiceError(
+        503, first.error_type, first.detail, can_retry=first.can_retry, **first.params
+    )
 
 
 async def _memory_problem(service: AgentService, timeout: float) -> ServiceError | None:

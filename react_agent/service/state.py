@@ -16,7 +16,7 @@ from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSa
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.datasets.service import Datasets
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.memory.store import Memory
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.store.run_store import RunStore
@@ -74,13 +74,13 @@ class AgentService:
 
 
 def llm_not_configured() -> ServiceError:
-    """Return the 503 that tells a user which settings give the service its LLM."""
-    return ServiceError(
-        503,
-        "LLM_NOT_CONFIGURED",
+    """Return the 503 that tells a user which settings give the service its LLM (no retry)."""
+    return ConfigurationError(
+        "OPENAI_BASE_URL",
         "No LLM endpoint is configured. Set OPENAI_API_KEY (for api.openai.com) or "
         "OPENAI_BASE_URL (for DeepSeek, Qwen, vLLM, Ollama or any OpenAI-compatible server) "
         "and LLM_MODEL, in the environment or in .env, then restart the service.",
+        error_type="LLM_NOT_CONFIGURED",
     )
 
 

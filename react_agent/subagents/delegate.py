@@ -94,18 +94,11 @@ def build_delegate_tool(
         if context.approve_sql:
             # Sub-agents run their SQL without stopping; a run whose queries each need a
             # person's approval must not hand any to them.
-            return ToolMessage(
-                content=DELEGATION_OFF_UNDER_APPROVAL,
-                tool_call_id=tool_call_id,
-                name=DELEGATE,
-                status="error",
-            )
+            return _refused(DELEGATION_OFF_UNDER_APPROVAL, tool_call_id)
         before = delegated_before(state or {}, tool_call_id, limits.max_tasks)
         refusal = delegate_refusal(len(tasks), before, limits)
         if refusal is not None:
-            return ToolMessage(
-                content=refusal, tool_call_id=tool_call_id, name=DELEGATE, status="error"
-            )
+            return _refused(refusal, tool_call_id)
         gate = asyncio.Semaphore(max_parallel)
         outcomes = [
             SubagentOutcome(
@@ -124,8 +117,11 @@ def build_delegate_tool(
                         subagent_graph, outcome, sub_config, current_event_sink(), context
                     )
                 except Exception as exc:  # one failing sub-agent is that task's result
+                    error = classify_exception(exc)
+                    if error.error_type == "DATABASE_UNAVAILABLE":
+                        raise error from exc  # an outage ends the question, as in the parent
                     logger.warning("sub-agent %s failed: %s", outcome.subagent["id"], exc)
-                    outcome.error = classify_exception(exc).detail
+                    outcome.error = error.detail
                     return outcome
 
         # Awaited here, in the tool call: cancelling the run cancels every sub-agent.
@@ -140,6 +136,11 @@ def build_delegate_tool(
         ),
         args_schema=DelegateInput,
     )
+
+
+def _refused(reason: str, tool_call_id: str) -> ToolMessage:
+    """Return the delegate call's error result: nothing was delegated, for `reason`."""
+    return ToolMessage(content=reason, tool_call_id=tool_call_id, name=DELEGATE, status="error")
 
 
 def delegate_message(outcomes: list[SubagentOutcome], tool_call_id: str) -> ToolMessage:

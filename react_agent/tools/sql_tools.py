@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Protocol
 
 from langchain_core.messages import ToolMessage
@@ -13,9 +13,11 @@ from langgraph.prebuilt import InjectedState
 from react_agent.access.catalog import TableColumns
 from react_agent.access.current import current_scope
 from react_agent.access.executor import explain_in_scope, run_in_scope
+from react_agent.access.masking import sensitive_names, tokenised_rows
 from react_agent.access.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
+from react_agent.lint.linter import SqlLinter, as_json, warnings_text
 from react_agent.tools.results import (
     describe_result,
     find_result,
@@ -38,8 +40,13 @@ TIMEOUT_MARK = "statement timeout"
 """In the message of a QueryFailed that the backends raise when a query ran too long."""
 
 
+def scope_refusal(exc: ScopeRefused) -> str:
+    """Return the reported reason of a scope refusal: its rule, then its sentence."""
+    return f"{exc.rule}: {exc.reason}"
+
+
 class QueryReporter(Protocol):
-    """Tells the run's listeners that a run_sql ended (react_agent.runs.listener_reports)."""
+    """Tells the run's listeners that a run_sql or check_sql ended (runs/listener_reports)."""
 
     def __call__(
         self,
@@ -51,8 +58,9 @@ class QueryReporter(Protocol):
         *,
         reason: str | None = None,
         row_count: int | None = None,
+        kind: Any = "run",
     ) -> None:
-        """Report one query: ok, refused (with the guard's reason), error or timeout."""
+        """Report one query: ok, refused (the guard's or the scope's reason), error, timeout."""
 
 
 def build_sql_tools(
@@ -64,6 +72,7 @@ def build_sql_tools(
     allowed_tables: frozenset[str] | None = None,
     report_query: QueryReporter | None = None,
     columns: TableColumns | None = None,
+    linter: SqlLinter | None = None,
 ) -> list[BaseTool]:
     """Return the tools bound to one database.
 
@@ -77,10 +86,11 @@ def build_sql_tools(
         report_query: Told of each run_sql's end (for the run's listeners); None: no one.
         columns: The database's columns, for the running question's scope (the access
             policy); None when there is no policy.
+        linter: Warns about a statement that ran but may answer wrongly (SQL_LINT); None: off.
 
     """
     return SqlTools(
-        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns
+        database, row_limit, preview_rows, timeout, allowed_tables, report_query, columns, linter
     ).as_tools()
 
 
@@ -99,6 +109,7 @@ class SqlTools:
     allowed_tables: frozenset[str] | None = None
     report_query: QueryReporter | None = None
     columns: TableColumns | None = None
+    linter: SqlLinter | None = None
 
     def as_tools(self) -> list[BaseTool]:
         """Return the tools the model is given, in the order it is shown them."""
@@ -125,6 +136,16 @@ class SqlTools:
         names = set(current_scope().readable_columns(info.name, [n for n, _ in info.columns]))
         return [(name, type_) for name, type_ in info.columns if name in names]
 
+    def count_of(self, info: TableInfo) -> str:
+        """Return ` (N rows)`, or a note when the scope filters the table's rows.
+
+        The database counts the whole table; a caller who reads only some rows is not told
+        how many there are in all (docs/security.md, "Catalogue").
+        """
+        if current_scope().filters_rows(info.name):
+            return " (rows filtered for you: run SELECT count(*) to count them)"
+        return f" ({info.row_count} rows)"
+
     async def list_tables(self, page: int = 1) -> str:
         """List the tables in the database with their columns. Call this first."""
         names = self.allowed(await self.database.list_tables())
@@ -133,7 +154,7 @@ class SqlTools:
         start = (page - 1) * LIST_TABLES_PAGE
         infos = await self.database.describe_tables(names[start : start + LIST_TABLES_PAGE])
         lines = [
-            f"{info.name} ({info.row_count} rows): "
+            f"{info.name}{self.count_of(info)}: "
             + ", ".join(name for name, _ in self.readable(info))
             for info in infos
         ]
@@ -150,7 +171,7 @@ class SqlTools:
         infos = await self.database.describe_tables(self.allowed(table_names))
         missing = sorted(set(table_names) - {info.name for info in infos} - set(refused))
         lines = [
-            f"{info.name} ({info.row_count} rows)"
+            f"{info.name}{self.count_of(info)}"
             + (f" -- {info.comment}" if info.comment else "")
             + ":\n"
             + "\n".join(f"  {name} {type_}" for name, type_ in self.readable(info))
@@ -166,21 +187,30 @@ class SqlTools:
         self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
     ) -> str | ToolMessage:
         """Check a SELECT query for mistakes without running it. Returns OK or the error."""
+        started = time.perf_counter()
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
             await explain_in_scope(
                 self.database, sql, current_scope(), self.columns, timeout=self.timeout
             )
         except QueryRejected as exc:
+            self._report(sql, None, "refused", started, reason=exc.reason, kind="check")
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL)
         except ScopeRefused as exc:
+            reason = scope_refusal(exc)
+            self._report(sql, None, "refused", started, reason=reason, kind="check")
             return refusal_message(sql, exc.reason, tool_call_id, CHECK_SQL, exc.rule)
         except QueryFailed as exc:
+            self._report(sql, sql, "error", started, reason=str(exc), kind="check")
             return f"Error: {exc}"
+        self._report(sql, sql, "ok", started, kind="check")
         return "OK: the query is valid."
 
     async def run_sql(
-        self, sql: str, tool_call_id: Annotated[str, InjectedToolCallId]
+        self,
+        sql: str,
+        tool_call_id: Annotated[str, InjectedToolCallId],
+        state: Annotated[dict[str, Any] | None, InjectedState] = None,
     ) -> ToolMessage:
         """Run one read-only SELECT query and return its columns and first rows.
 
@@ -201,6 +231,8 @@ class SqlTools:
             self._report(sql, None, "refused", started, reason=exc.reason)
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL)
         except ScopeRefused as exc:
+            # A probe of what the scope hides leaves a trace like any refusal (#47.5).
+            self._report(sql, None, "refused", started, reason=scope_refusal(exc))
             return refusal_message(sql, exc.reason, tool_call_id, RUN_SQL, exc.rule)
         except QueryFailed as exc:
             outcome = "timeout" if TIMEOUT_MARK in str(exc) else "error"
@@ -213,18 +245,27 @@ class SqlTools:
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
         self._report(sql, sql, "ok", started, row_count=result.total_row_count)
+        sensitive = sensitive_names(
+            result.columns, scoped.sensitive_positions, scoped.output_count, scoped.sensitive_names
+        )
+        # What the model reads carries tokens; the artifact (the user's records) real values.
+        shown = replace(result, rows=tokenised_rows(result.rows, sensitive))
+        lint = self.linter.check(sql, self.database.dialect, state) if self.linter else []
         return ToolMessage(
-            content=f"result_id: {tool_call_id}\n" + describe_result(result, self.preview_rows),
+            content=f"result_id: {tool_call_id}\n"
+            + describe_result(shown, self.preview_rows)
+            + warnings_text(lint),
             tool_call_id=tool_call_id,
             name=RUN_SQL,
             artifact={
                 "sql": sql,
                 "sql_as_run": scoped.sql,
-                "sensitive_columns": sorted(scoped.sensitive_columns),
+                "sensitive_columns": sensitive,
                 "outcome": "ok",
                 "result_id": tool_call_id,
                 "records": result.as_records(),
                 "preview_row_count": min(len(result.rows), self.preview_rows),
+                "lint": as_json(lint),
             },
         )
 
@@ -237,6 +278,7 @@ class SqlTools:
         *,
         reason: str | None = None,
         row_count: int | None = None,
+        kind: str = "run",
     ) -> None:
         if self.report_query is not None:
             seconds = time.perf_counter() - started
@@ -248,6 +290,7 @@ class SqlTools:
                 seconds,
                 reason=reason,
                 row_count=row_count,
+                kind=kind,
             )
 
     async def read_result(
@@ -268,7 +311,9 @@ class SqlTools:
             return f"Error: no result {result_id!r}. Known results: {known or 'none'}"
         records = artifact["records"]
         offset, limit = max(0, offset), min(max(1, limit), MAX_READ_ROWS)
-        rows = records["rows"][offset : offset + limit]
+        rows = tokenised_rows(
+            records["rows"][offset : offset + limit], artifact.get("sensitive_columns") or ()
+        )
         header = (
             f"result_id: {result_id}; rows {offset + 1}–{offset + len(rows)} of "
             f"{len(records['rows'])} kept ({records['total_row_count']} in all); "

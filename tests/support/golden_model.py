@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from react_agent.eval.golden import GoldenQuestion
 from tests.support.reply_model import ReplyingChatModel
@@ -29,7 +29,8 @@ class GoldenScriptModel(ReplyingChatModel):
     """Runs a golden question's gold SQL and answers with its facts, unless told otherwise.
 
     `mistakes[id]` replaces the scored turn's SQL (a string), or is `{"answer": text}`
-    (no SQL), `{"sql": ..., "answer": ...}`, or HANG.
+    (no SQL), `{"sql": ..., "answer": ...}`, or HANG. `flaky[id]` is a wrong SQL written on
+    every other asking of that question (the 1st, 3rd, …), the gold SQL on the others.
 
     Earlier turns of a follow-up run the SQL of the standalone question with that text,
     if there is one, else answer without SQL.
@@ -37,6 +38,8 @@ class GoldenScriptModel(ReplyingChatModel):
 
     questions: list[Any] = Field(default_factory=list)
     mistakes: dict[str, Any] = Field(default_factory=dict)
+    flaky: dict[str, str] = Field(default_factory=dict)
+    _asked: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -55,11 +58,17 @@ class GoldenScriptModel(ReplyingChatModel):
             return None, "OK."
         answer = "Answer: " + "; ".join(question.facts or ["see the table"])
         mistake = self.mistakes.get(question.id) if scored.get(turn) is question else None
+        if question.id in self.flaky and scored.get(turn) is question:
+            mistake = self._flaky_sql(question.id)
         if isinstance(mistake, str):
             return mistake, answer
         if isinstance(mistake, dict):
             return mistake.get("sql"), mistake["answer"]
         return question.gold_sql, answer
+
+    def _flaky_sql(self, question_id: str) -> str | None:
+        """Return the wrong SQL on odd askings of a flaky question, None (the gold) on even."""
+        return self.flaky[question_id] if self._asked.get(question_id, 0) % 2 == 0 else None
 
     def _reply(self, messages: list[BaseMessage]) -> AIMessage:
         last_human = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
@@ -69,6 +78,11 @@ class GoldenScriptModel(ReplyingChatModel):
         )
         if sql is None or answered_turn:
             return AIMessage(content=answer, usage_metadata=dict(USAGE))
+        question = next(
+            (q for q in self.questions if q.question == _text(messages[last_human])), None
+        )
+        if question is not None and question.id in self.flaky:
+            self._asked[question.id] = self._asked.get(question.id, 0) + 1
         call = {"name": "run_sql", "args": {"sql": sql}, "id": f"golden_{next(_ids)}"}
         return AIMessage(content="", tool_calls=[call], usage_metadata=dict(USAGE))
 

@@ -11,7 +11,9 @@ from typing import Any
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from quart import Quart
+from quart.signals import got_serving_exception
 
+from app.app_state import startup_failure_of
 from app.server.asgi import ServiceASGI
 
 
@@ -39,6 +41,10 @@ async def serve_app(app: Quart) -> AsyncIterator[str]:
     async def mark_started() -> None:
         started.set()
 
+    async def mark_failed(_sender: Any, **_: Any) -> None:
+        started.set()  # Hypercorn would serve the half-started app on: stop here instead
+
+    got_serving_exception.connect(mark_failed, app)
     # The same front as `python -m app`: the Quart app, and the MCP server at /mcp.
     task = asyncio.create_task(serve(ServiceASGI(app), config, shutdown_trigger=shutdown.wait))
     started_wait = asyncio.create_task(started.wait())
@@ -46,6 +52,12 @@ async def serve_app(app: Quart) -> AsyncIterator[str]:
     if task in done:
         started_wait.cancel()
         task.result()  # raises the start-up error
+    failure = startup_failure_of(app)
+    if failure is not None:
+        shutdown.set()
+        await asyncio.gather(task, return_exceptions=True)
+        sock.detach()
+        raise failure
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

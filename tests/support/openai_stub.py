@@ -100,6 +100,10 @@ class Reply:
     """Streaming only: after N SSE events, block until the event is set, then continue."""
     report_usage: bool = True
     """Whether to report token usage (some OpenAI-compatible servers never do)."""
+    finish_reason: str | None = None
+    """Sent instead of "stop" or "tool_calls", e.g. "length" (cut at max_tokens)."""
+    chunk_delay: float = 0.0
+    """Streaming only: seconds between two SSE events (a server that writes slowly)."""
 
 
 Policy = Callable[[dict[str, Any]], Reply]
@@ -655,7 +659,7 @@ class OpenAIStub:
                         "index": 0,
                         "message": message,
                         "logprobs": None,
-                        "finish_reason": "tool_calls" if calls else "stop",
+                        "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
                     }
                 ],
                 **({"usage": usage} if reply.report_usage else {}),
@@ -730,7 +734,7 @@ class OpenAIStub:
                 for piece in _split(call.arguments_json(), reply.chunk_size):
                     delta = {"index": index, "function": {"arguments": piece}}
                     yield chunk({"tool_calls": [delta]})
-            yield chunk({}, "tool_calls" if calls else "stop")
+            yield chunk({}, reply.finish_reason or ("tool_calls" if calls else "stop"))
             if include_usage:
                 yield {
                     "id": completion_id,
@@ -746,6 +750,8 @@ class OpenAIStub:
         chunked = handler.start_event_stream()
         for sent, event in enumerate(events()):
             if reply.drop_after_chunks is not None and sent >= reply.drop_after_chunks:
+                handler.drop()
+            if sent and not self._wait(reply.chunk_delay):
                 handler.drop()
             if reply.pause_after is not None and sent == reply.pause_after[0]:
                 if not self._wait_event(reply.pause_after[1]):

@@ -23,6 +23,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from config.masking import mask_url_password
 from tests.support.requirements import skip_or_fail
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -95,10 +96,7 @@ def _connection_problem(url: str) -> str | None:
 
 
 def _redacted(url: str) -> str:
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
+    return mask_url_password(url)  # the service's one masking of URL passwords
 
 
 # ------------------------------------------------------------------ throwaway cluster

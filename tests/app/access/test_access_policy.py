@@ -19,7 +19,7 @@ from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.access import actor_and_scope
 from app.auth import api_keys_of, parse_api_keys
 from app.mcp.tools import DataTools
-from react_agent.access.policy_checks import PolicyError
+from react_agent.errors import ConfigurationError
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.service import open_agent_service
 from tests.react_agent.access.conftest import POLICY_FILE
@@ -201,7 +201,7 @@ async def test_mcp_lists_only_the_tables_and_columns_the_key_may_read(governed):
     }
 
 
-async def test_an_approval_resume_runs_under_the_scope_its_question_started_with(
+async def test_an_approval_resume_runs_under_both_its_questions_scope_and_the_policy_now(
     settings, tmp_path
 ):
     policy_file = tmp_path / "policy.yaml"
@@ -235,7 +235,8 @@ async def test_an_approval_resume_runs_under_the_scope_its_question_started_with
             headers=bearer("alice"),
         )
         assert resumed.status_code == 200, resumed.text
-        assert resumed.json()["data"]["records"]["rows"] == [{"region_id": 1}]
+        # The stricter of region 1 (when asked) and region 2 (now): no store (#47.7).
+        assert resumed.json()["data"]["records"]["rows"] == []
         model.replies += [call_tool("run_sql", sql="SELECT DISTINCT region_id FROM stores")]
         model.replies += [answer("ok")]
         fresh = await service.http.post(
@@ -280,7 +281,10 @@ async def test_a_policy_naming_an_unknown_column_stops_start_up(settings, tmp_pa
     bad = tmp_path / "policy.yaml"
     bad.write_text(POLICY_FILE.read_text("utf-8").replace("[unit_cost]", "[unit_costs]"), "utf-8")
     update = {"policy_file": bad, "auth_trusted_gateway": True}
-    with pytest.raises(PolicyError, match=r"policy.yaml:\d+: unknown column products.unit_costs"):
+    with pytest.raises(
+        ConfigurationError,
+        match=r"POLICY_FILE .*policy.yaml:\d+: unknown column products.unit_costs",
+    ):
         async with open_agent_service(
             settings.model_copy(update=update), model=ScriptedChatModel()
         ):

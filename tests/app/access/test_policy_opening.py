@@ -9,7 +9,7 @@ from pydantic import SecretStr
 
 from app.app_state import agent_service_of
 from app.asking.access import actor_and_scope
-from react_agent.access.policy_checks import PolicyError
+from react_agent.errors import ConfigurationError
 from react_agent.service import open_agent_service
 from tests.react_agent.access.conftest import POLICY_FILE
 from tests.support.live_server import running_service
@@ -24,9 +24,9 @@ def bearer(user: str) -> dict[str, str]:
 
 
 async def test_a_policy_without_api_keys_stops_start_up_unless_a_gateway_sets_the_user(settings):
-    # The typed error of the opening path (h3's one-line exit of `python -m app` wraps it).
+    # The opening's typed error: `python -m app` prints it as one line and exits 2.
     policed = settings.model_copy(update={"policy_file": POLICY_FILE})
-    with pytest.raises(PolicyError, match="API_KEYS") as caught:
+    with pytest.raises(ConfigurationError, match="API_KEYS") as caught:
         async with open_agent_service(policed, model=ScriptedChatModel()):
             pass
     assert "POLICY_FILE" in str(caught.value) and "AUTH_TRUSTED_GATEWAY=true" in str(caught.value)

@@ -100,10 +100,18 @@ async def test_a_second_question_beyond_clarify_max_is_not_asked(clarifying, mod
     assert "may not ask the person again" in last_tool.content
 
 
-@pytest.mark.parametrize("body", [{"clarify": False}, {}])
-async def test_clarify_false_or_clarify_off_never_pauses(settings, model, body):
+@pytest.mark.parametrize(
+    ("setting", "body"),
+    [
+        ("on", {"clarify": False}),
+        ("off", {}),
+        ("off", {"clarify": True}),
+        ("request", {}),  # the default: a legacy client is never left at a pause
+        ("request", {"clarify": False}),
+    ],
+)
+async def test_clarify_false_or_clarify_off_never_pauses(settings, model, setting, body):
     model.replies = [ASK, answer("假设按下单日期。")]
-    setting = "on" if body else "off"
     async with running_service(
         settings.model_copy(update={"clarify": setting}), model=model
     ) as service:
@@ -111,6 +119,15 @@ async def test_clarify_false_or_clarify_off_never_pauses(settings, model, body):
     assert "status" not in data and data["response"] == "假设按下单日期。"
     prompt = str(model.seen[0][0].content)
     assert "state that assumption" in prompt and "call ask_user" not in prompt
+
+
+async def test_with_the_default_setting_a_request_that_says_clarify_true_pauses(settings, model):
+    model.replies = [ASK]
+    assert settings.clarify == "request"
+    async with running_service(settings, model=model) as service:
+        paused = await ask(service, question=QUESTION, thread_id=THREAD, clarify=True)
+    assert paused["status"] == "awaiting_clarification"
+    assert "call ask_user" in str(model.seen[0][0].content)
 
 
 async def test_a_new_question_abandons_the_pause_cleanly(clarifying, model):

@@ -222,7 +222,7 @@ async def test_without_an_llm_the_service_starts_and_answers_503_naming_the_sett
         health = await service.http.get("/health")
 
     assert_error(status, body, 503, "LLM_NOT_CONFIGURED")
-    assert body["data"]["can_retry"] is True
+    assert body["data"]["can_retry"] is False  # a setting to change: asking again cannot help
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL"):
         assert name in body["message"] and name in body["data"]["error"]
     assert health.status_code == 503

@@ -153,6 +153,32 @@ FAULTS = {
         max_seconds=LLM_TIMEOUT + SLACK,
         transports=("stream",),
     ),
+    # Each delta comes well within the read timeout, but the whole answer would take about
+    # three times LLM_TIMEOUT: LLM_TIMEOUT bounds the whole call, not each chunk.
+    "drips_past_the_call_bound": Fault(
+        lambda: Reply(text="华东地区的销售额最高。" * 4, chunk_delay=LLM_TIMEOUT / 4),
+        504,
+        "LLM_TIMEOUT",
+        True,
+        min_seconds=LLM_TIMEOUT,
+        max_seconds=LLM_TIMEOUT + SLACK,
+        transports=("stream",),
+    ),
+    # The server cut the answer at max_tokens (LLM_MAX_TOKENS): told in words (a 503, so
+    # can_retry as the API promises: a sampled model may do better the next time).
+    "cut_at_max_tokens": Fault(
+        lambda: Reply(text="华东地区的销售额最高，其次", finish_reason="length"),
+        503,
+        "LLM_ANSWER_TOO_LONG",
+        True,
+    ),
+    # A small model looping on one sentence until its length bound.
+    "repeats_itself": Fault(
+        lambda: Reply(text="华东地区的销售额最高。" * 400, chunk_size=40),
+        503,
+        "LLM_REPEATING",
+        True,
+    ),
 }
 
 
@@ -194,6 +220,19 @@ async def test_stream_keeps_the_tokens_sent_before_the_model_connection_dropped(
     assert outcome.data["error_type"] == "LLM_UNAVAILABLE"
 
 
+async def test_a_repeating_answer_is_stopped_early_and_max_tokens_is_sent(llm_settings, stub):
+    looping = "华东地区的销售额最高。" * 2000  # 22,000 characters if it ran to the end
+    stub.script(Reply(text=looping))
+    async with running_service(llm_settings) as service:
+        outcome = await ask(service, "stream", "q", new_thread())
+    assert outcome.data["error_type"] == "LLM_REPEATING"
+    tokens = "".join(e.data["content"] for e in outcome.events if e.type == "token")
+    assert looping.startswith(tokens)
+    assert len(tokens) < 1000  # stopped once the loop was plain, not at the end
+    assert stub.requests[0]["max_completion_tokens"] == llm_settings.llm_max_tokens
+    assert stub.requests[0]["max_tokens"] == llm_settings.llm_max_tokens  # not OpenAI's host
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_429_with_retry_after_is_retried_after_the_delay_it_asks_for(
     llm_settings, stub, transport
@@ -201,7 +240,8 @@ async def test_429_with_retry_after_is_retried_after_the_delay_it_asks_for(
     # The SDK's own backoff for a first retry is 0.375-0.5 s; taking at least 1.5 s shows
     # the Retry-After header was honoured.
     stub.script(Reply(status=429, headers={"Retry-After": "1.5"}))
-    retrying = llm_settings.model_copy(update={"llm_max_retries": 2})
+    # LLM_TIMEOUT bounds the whole call, retries and their waits included: room for both.
+    retrying = llm_settings.model_copy(update={"llm_max_retries": 2, "llm_timeout": 5.0})
     async with running_service(retrying) as service:
         outcome = await ask(service, transport, "q", new_thread())
     assert outcome.code == 200, outcome.envelope

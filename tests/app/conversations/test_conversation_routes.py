@@ -156,6 +156,7 @@ SECONDS_PER_QUESTION = 2.0
 """A generous bound on the server's time per question on a slow, shared machine."""
 
 
+@pytest.mark.slow  # load: a thousand questions at once (tests/support/slow_tests.py)
 async def test_a_thousand_concurrent_new_conversations_get_distinct_well_formed_ids(settings):
     model = ScriptedChatModel(default=answer("ok"))
     fast = settings.model_copy(update={"checkpoint_database_url": "memory"})

@@ -25,13 +25,16 @@ def echo_answer(messages) -> object:
 
 async def test_an_option_answers_the_question_and_the_run_goes_on(settings: Settings, browser):  # noqa: F811
     model = ScriptedChatModel(replies=[ASK, echo_answer])
-    clarifying = settings.model_copy(update={"clarify": "on", "stream_resume_grace": 0.0})
-    async with running_service(clarifying, model=model) as service:
+    # CLARIFY left at its default (request): the page asks with clarification on.
+    assert settings.clarify == "request"
+    default = settings.model_copy(update={"stream_resume_grace": 0.0})
+    async with running_service(default, model=model) as service:
         tab = await open_progress_page(browser, service.base_url)
         await tab.ask(QUESTION, user_id="mei")
 
         card = tab.hook("clarification-card")
         await expect(card).to_be_visible()
+        assert tab.stream_query(0)["clarify"] == "true"
         await expect(tab.hook("clarification-question")).to_have_text(
             "按下单日期还是付款日期统计？"
         )
@@ -69,4 +72,23 @@ async def test_a_reopened_conversation_shows_the_question_and_a_typed_answer_res
             "好的：The person answered: 按付款日期，不含退款"
         )
         await expect(tab.hook("clarification-card")).to_be_hidden()
+    assert not tab.page_errors
+
+
+async def test_with_asking_back_turned_off_the_page_asks_without_clarification(
+    settings: Settings,
+    browser,  # noqa: F811
+):
+    model = ScriptedChatModel(replies=[answer("假设按下单日期：销售额 100。")])
+    async with running_service(settings, model=model) as service:
+        tab = await open_progress_page(browser, service.base_url)
+        await expect(tab.hook("ask-back-toggle")).to_be_checked()
+        await tab.hook("ask-back-toggle").uncheck()
+        await tab.ask(QUESTION, user_id="mei")
+
+        await expect(tab.hook("answer").last).to_have_text("假设按下单日期：销售额 100。")
+        assert tab.stream_query(0)["clarify"] == "false"
+        prompt = str(model.seen[0][0].content)
+        assert "state that assumption" in prompt and "call ask_user" not in prompt
+        await tab.assert_streams_closed()
     assert not tab.page_errors

@@ -69,7 +69,7 @@ async def test_refresh_is_for_admin_keys_and_reports_the_new_build_and_drift(set
             connection.execute("ALTER TABLE orders DROP COLUMN amount")
         refreshed = await service.http.post("/api/v0/schema/refresh", headers=bearer(ADMIN_KEY))
         schema = await service.http.get("/api/v0/schema", headers=bearer(ALICE_KEY))
-        health = await service.http.get("/health")
+        health = await service.http.get("/health", headers=bearer(ADMIN_KEY))
         examples = await service.http.post(
             "/api/v0/training_data/query", json={}, headers=bearer(ADMIN_KEY)
         )

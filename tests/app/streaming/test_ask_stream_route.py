@@ -362,4 +362,4 @@ async def test_stream_without_an_llm_sends_a_503_error_event(settings):
     assert (
         events[0].envelope["code"] == 503 and events[0].data["error_type"] == "LLM_NOT_CONFIGURED"
     )
-    assert events[0].data["can_retry"] is True
+    assert events[0].data["can_retry"] is False  # a setting to change: asking again cannot help

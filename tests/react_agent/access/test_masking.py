@@ -19,24 +19,20 @@ def east():
 
 
 @pytest.mark.parametrize(
-    ("sql", "sensitive", "plain"),
+    ("sql", "sensitive"),
     [
-        ("SELECT customer_name, city FROM customers", {"customer_name"}, {"city"}),
-        ("SELECT * FROM customers", {"customer_name"}, {"city"}),
-        ("SELECT upper(customer_name) AS who FROM customers", {"who"}, set()),
-        ("WITH t AS (SELECT customer_name AS n FROM customers) SELECT n AS m FROM t", {"m"}, set()),
-        ("SELECT count(DISTINCT customer_name) AS people FROM customers", set(), {"people"}),
-        (
-            "SELECT c.customer_name, count(*) AS n FROM customers c GROUP BY 1",
-            {"customer_name"},
-            {"n"},
-        ),
-        ("SELECT store_name FROM stores", set(), {"store_name"}),
+        ("SELECT customer_name, city FROM customers", {0}),
+        ("SELECT * FROM customers", {1}),
+        ("SELECT upper(customer_name) AS who FROM customers", {0}),
+        ("WITH t AS (SELECT customer_name AS n FROM customers) SELECT n AS m FROM t", {0}),
+        ("SELECT count(DISTINCT customer_name) AS people FROM customers", set()),
+        ("SELECT c.customer_name, count(*) AS n FROM customers c GROUP BY 1", {0}),
+        ("SELECT store_name FROM stores", set()),
     ],
 )
-def test_result_columns_carrying_a_sensitive_column_are_found(east, sql, sensitive, plain):
-    marked = apply_scope(sql, "sqlite", east, CATALOG).sensitive_columns
-    assert sensitive <= marked and not plain & marked
+def test_result_columns_carrying_a_sensitive_column_are_found(east, sql, sensitive):
+    marked = apply_scope(sql, "sqlite", east, CATALOG).sensitive_positions
+    assert set(marked) == sensitive
 
 
 def _result(tool_call_id: str, names: list[str]) -> ToolMessage:

@@ -35,6 +35,7 @@ async def test_records_come_back_newest_first_with_every_field(ledger_database):
         run_sql="SELECT 1 FROM orders WHERE x",
         duration_ms=7,
         subagent="s1",
+        kind="check",
     )
     await store.insert([first, record(2)])
     page = await store.search(AuditFilter(), page=1, page_size=10)
@@ -58,7 +59,9 @@ async def test_records_come_back_newest_first_with_every_field(ledger_database):
         "outcome": "ok",
         "reason": None,
         "subagent": "s1",
+        "kind": "check",
     }
+    assert page.records[0]["kind"] == "run"  # the default
 
 
 async def test_a_batch_written_twice_is_stored_once(ledger_database):
@@ -159,3 +162,28 @@ async def test_concurrent_submitters_lose_nothing(ledger_database):
     await asyncio.gather(*(submit_many(1000 * k) for k in range(10)))
     await writer.aclose()
     assert await store.count() == 1000
+
+
+async def test_a_version_one_trail_gains_the_kind_column_and_keeps_its_records(tmp_path):
+    from dataclasses import replace
+
+    from react_agent.audit.schema import MIGRATIONS
+
+    database = await open_ledger_database(f"sqlite:///{tmp_path / 'old.db'}")
+    try:
+        first_only = replace(
+            MIGRATIONS, versions={d: v[:1] for d, v in MIGRATIONS.versions.items()}
+        )
+        assert await database.migrate(first_only) == 1
+        await database.execute(
+            "INSERT INTO audit_records (record_id, at, user_id, roles, tables, outcome) "
+            "VALUES ('old', '2026-01-01T00:00:00.000000Z', 'alice', '[]', '[]', 'ok')"
+        )
+        await create_ledger_schema(database)
+        store = AuditStore(database)
+        await store.insert([record(1, kind="export")])
+        page = await store.search(AuditFilter(), page=1, page_size=10)
+        assert [(r["record_id"], r["kind"]) for r in page.records][1] == ("old", "run")
+        assert page.records[0]["kind"] == "export"
+    finally:
+        await database.aclose()

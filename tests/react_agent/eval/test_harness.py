@@ -170,3 +170,59 @@ async def test_an_unreachable_service_fails_every_question_as_an_agent_error(
     )
     assert [q["reason"] for q in report["questions"]] == ["AGENT_ERROR", "AGENT_ERROR"]
     assert "HTTP_ERROR" in report["questions"][0]["detail"]
+
+
+async def test_a_repeated_run_reports_each_run_and_lists_the_unstable_question_first(
+    settings: Settings, tmp_path: Path, capsys
+):
+    questions = [
+        q for q in read_golden_set(SAMPLE_GOLDEN_SET) if q.id in {"q02-zh", "q06-en", "q16-en"}
+    ]
+    model = GoldenScriptModel(
+        questions=questions,
+        flaky={"q06-en": MISTAKES["q06-en"][0]},
+        mistakes={"q16-en": "SELECT 1"},
+    )
+    report = await evaluate_in_process(
+        questions,
+        settings.model_copy(update={"memory": False}),
+        model=model,
+        concurrency=1,
+        timeout=8.0,
+        repeat=4,
+    )
+    by_id = {q["id"]: q for q in report["questions"]}
+    assert report["repeat"] == 4
+    # Asked 1st, 3rd: wrong; 2nd, 4th: right (one at a time, so in that order).
+    assert by_id["q06-en"]["runs"] == [False, True, False, True]
+    assert by_id["q06-en"]["passed"] is False and by_id["q06-en"]["reason"] == "MISSING_ROWS"
+    assert by_id["q02-zh"]["runs"] == [True] * 4 and by_id["q16-en"]["runs"] == [False] * 4
+    assert report["accuracy"] == round((1 + 0.5 + 0) / 3, 4)
+    assert report["pass_all"] == round(1 / 3, 4) and report["pass_any"] == round(2 / 3, 4)
+    assert report["unstable"] == 1 and report["passed"] == 1
+    assert by_id["q02-zh"]["model_calls"] == 2  # a mean over the runs, not a sum
+
+    paths = write_report(tmp_path / "rep", report)
+    markdown = paths[1].read_text("utf-8")
+    assert markdown.index("## Unstable (1)") < markdown.index("## Failures (1)")
+    assert "| q06-en | ✗✓✗✓ | MISSING_ROWS |" in markdown
+    assert "| q16-en |" in markdown.split("## Failures")[1]
+
+    once = await evaluate_in_process(
+        [q for q in questions if q.id != "q06-en"],
+        settings.model_copy(update={"memory": False}),
+        model=GoldenScriptModel(questions=questions),
+        timeout=8.0,
+    )
+    assert once["repeat"] == 1 and once["unstable"] == 0
+    assert [q["runs"] for q in once["questions"]] == [[True], [True]]
+    write_report(tmp_path / "once", once)
+    assert main(["--compare", str(tmp_path / "once"), str(tmp_path / "once")]) == 0
+    capsys.readouterr()
+    stable = {**once, "questions": [*once["questions"], {**by_id["q06-en"], "runs": [True]}]}
+    stable["questions"][-1]["passed"] = True
+    (tmp_path / "stable.json").write_text(json.dumps(stable))
+    status = main(["--compare", str(tmp_path / "stable.json"), str(tmp_path / "rep")])
+    output = capsys.readouterr().out
+    assert status == 1
+    assert "## Became unstable (1)" in output and "- q06-en: ✓ → ✗✓✗✓ MISSING_ROWS" in output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -12,6 +13,7 @@ from config import localize
 from react_agent.errors import ServiceError
 from react_agent.runs.events import NodeFinished, TokenStreamed
 from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.support.routed_model import RoutedChatModel
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
@@ -176,6 +178,27 @@ async def test_a_failing_sub_agent_is_reported_and_the_run_still_answers(open_se
     errors = {task["description"]: task["error"] for task in summary.artifact["tasks"]}
     assert errors["sales by year"] is None and "model exploded" in errors["top products"]
     assert [entry["sql"] for entry in result.sqls] == [SALES_SQL]
+
+
+async def test_a_data_database_down_in_a_sub_agent_ends_the_question_with_503(
+    open_service, tmp_path
+):
+    # Unlike a sub-agent's own failure, an outage is no task's result: the parent could
+    # only try the same database again.
+    path = tmp_path / "sales.db"
+    shutil.copyfile(SAMPLE_DB_PATH, path)
+    model = routed(
+        [delegate_both(), answer("不该走到这里")],
+        sub_script(SALES_SQL, "七个地区"),
+        sub_script(TOP_SQL, "三个产品"),
+    )
+    async with open_service(model, data_database_url=f"sqlite:///{path}") as service:
+        path.unlink()
+        with pytest.raises(ServiceError) as failed:
+            await service.runner.ask(QUESTION, "wang1:sub-down")
+
+    assert failed.value.status == 503 and failed.value.error_type == "DATABASE_UNAVAILABLE"
+    assert len(model.parent.seen) == 1  # the parent was not asked again
 
 
 async def test_a_refused_query_inside_a_sub_agent_is_reported_to_the_parent_and_in_sqls(

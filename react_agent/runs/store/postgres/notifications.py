@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from psycopg_pool import AsyncConnectionPool
 
+from react_agent.log_reminders import TroubleLog
 from react_agent.runs.store.postgres.session import open_session
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class RunNotifications:
         self.on_follow = on_follow
         self._wakers: dict[str, asyncio.Event] = {}
         self._task: asyncio.Task[None] | None = None
+        self._troubles = TroubleLog(logger)  # a server down: one line, then one a minute
 
     def start(self) -> None:
         """Start listening in the background (reconnecting until `aclose`)."""
@@ -94,7 +96,9 @@ class RunNotifications:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                logger.warning("run notifications: %s; listening again shortly", exc)
+                self._troubles.trouble(
+                    "listen", f"run notifications: {exc}; listening again shortly"
+                )
             self._wake_all()
             await asyncio.sleep(RECONNECT_DELAY)
 
@@ -117,6 +121,7 @@ class RunNotifications:
             await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
             await connection.execute(f"LISTEN {CANCEL_CHANNEL}")
             await connection.execute(f"LISTEN {FOLLOW_CHANNEL}")
+            self._troubles.over("listen", "run notifications: listening again")
             # Listening (again): what was sent before now is read at once, not at the next poll.
             self._wake_all()
             await self._catch_up()

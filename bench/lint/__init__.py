@@ -1,0 +1,1 @@
+"""Benchmarks of the SQL lint (react_agent/lint)."""
