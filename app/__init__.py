@@ -35,6 +35,7 @@ from app.routes import (
     exports,
     feedback,
     health,
+    instructions,
     page,
     ready,
     runs,
@@ -104,6 +105,8 @@ def create_app(
             set_startup_failure(app, exc)  # `python -m app` says it in one line and exits
             raise
         set_agent_service(app, service)
+        if service.catalog is not None:
+            app.extensions["mcp"].watch_catalog(service.catalog)
         assert service.run_store is not None  # opened with the service, runs or not
         events = service.run_store.events
         set_stream_runs(
@@ -128,6 +131,7 @@ def create_app(
     app.register_blueprint(audit.blueprint)
     app.register_blueprint(usage.blueprint)
     app.register_blueprint(schema.blueprint)
+    app.register_blueprint(instructions.blueprint)
     app.register_blueprint(openai_routes.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -42,6 +43,13 @@ class SchemaSettings(BaseSettings):
         description="YAML of table and column descriptions, synonyms, value synonyms, "
         "metrics, join paths and hidden tables (docs/schema.md), checked against the "
         "catalogue; e.g. config/semantic.sample.yaml for the sample database.",
+    )
+
+    instructions_as_of: date | None = Field(
+        default=None,
+        description="The date whose business instructions (the semantic file's "
+        "`instructions`, each with valid_from/valid_to) go into the prompt; unset: today. "
+        "`python -m react_agent.eval --as-of DATE` sets it.",
     )
 
     @field_validator("semantic_file", mode="before")

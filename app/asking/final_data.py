@@ -47,6 +47,8 @@ def build_final_data(
             "examples_used": result.examples_used,
         },
     }
+    if result.instructions_used:  # absent without instructions: legacy replies unchanged
+        data["react_agent_meta"]["instructions"] = result.instructions_used
     if conversation_id_ignored:
         data["react_agent_meta"]["conversation_id_ignored"] = True
     if result.lint:  # only when a statement drew a warning (docs/lint.md)

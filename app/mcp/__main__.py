@@ -17,6 +17,8 @@ async def serve_stdio(settings: Settings) -> None:
     """Build the agent from the settings and serve its tools on stdin/stdout until EOF."""
     async with open_agent_service(settings) as service:
         server = build_mcp_server(DataTools(lambda: service, ThreadIdClock()))
+        if service.catalog is not None:
+            server.watch_catalog(service.catalog)
         await server.run_stdio_async()
 
 

@@ -171,9 +171,13 @@ class DataTools:
 
     def _scope(self, key: ApiKey | None) -> Scope:
         """Return the scope of the key's user (its first user, else guest); all without a policy."""
+        return self.caller_scope(key) or Scope.allow_all()
+
+    def caller_scope(self, key: ApiKey | None) -> Scope | None:
+        """Return the scope of the key's user (its first user, else guest); None: no policy."""
         user = _default_user(key, None) or "guest"
         _, scope = actor_and_scope(self.get_service(), user, key)
-        return scope or Scope.allow_all()
+        return scope
 
     def _database(self) -> SQLDatabase:
         service = self.get_service()

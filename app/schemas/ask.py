@@ -58,6 +58,11 @@ class AgentMeta(OpenModel):
     examples_used: list[str] = Field(
         default_factory=list, description="Ids of the stored examples and notes the model saw."
     )
+    instructions: list[str] | None = Field(
+        default=None,
+        description="Ids of the business instructions (semantic file) the model's prompt "
+        "held; absent when none applied.",
+    )
     lint: list[dict[str, Any]] | None = Field(
         default=None,
         description="SQL lint warnings on the turn's statements, {rule, message, sql, repair?}; "

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from react_agent.catalog.search import SchemaIndex
+from react_agent.catalog.semantic import Instruction
 from react_agent.catalog.service import CatalogService, Snapshot
 from react_agent.catalog.values import ValueIndex, ValueLink
 from react_agent.catalog.view import (
@@ -42,6 +44,13 @@ NEIGHBOURS_HEADER = (
 )
 VALUES_HEADER = "Words of the question found as stored values (use them in filters exactly):"
 METRICS_HEADER = "Business metrics (use these definitions):"
+INSTRUCTIONS_HEADER = (
+    "Business instructions (always follow them; when your answer relies on one, cite its [id]):"
+)
+INSTRUCTIONS_SHARE = 0.5
+"""Most of SCHEMA_PROMPT_BUDGET the instructions take; the rest is the schema's."""
+INSTRUCTIONS_ONLY_CHARS = 4000
+"""Most characters of instructions when the schema is not in the prompt (budget 0)."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +80,12 @@ class SchemaContext:
         readable: Readable | None = None,
         *,
         current: Callable[[], Readable | None] | None = None,
+        as_of: date | None = None,
     ) -> None:
         self.catalog = catalog
         self.budget_chars = budget_chars
+        self.as_of = as_of
+        """The date whose instructions apply (INSTRUCTIONS_AS_OF; None: today)."""
         self._readable = readable
         self._current = current
 
@@ -131,20 +143,64 @@ class SchemaContext:
 
         return self._cached(snapshot, "full", render)
 
-    async def prompt_section(self, question: str) -> str:
-        """Return the schema part of the system prompt for `question` ("" before a build)."""
+    def instructions(self, snapshot: Snapshot) -> list[Instruction]:
+        """Return the instructions in the caller's prompt: in force, tables readable, in budget."""
+        day = self.as_of or date.today()
+        readable = self.readable
+        limit = (
+            int(self.budget_chars * INSTRUCTIONS_SHARE)
+            if self.budget_chars > 0
+            else INSTRUCTIONS_ONLY_CHARS
+        )
+        room = limit - len(INSTRUCTIONS_HEADER)
+        chosen = []
+        for rule in snapshot.semantics.instructions:
+            if not rule.holds_on(day):
+                continue
+            if readable is not None and not all(readable.can_read(t) for t in rule.tables):
+                continue
+            room -= len(render_instruction(rule)) + 1
+            if room < 0:
+                break
+            chosen.append(rule)
+        return chosen
+
+    async def instruction_ids(self) -> list[str]:
+        """Return the ids of the instructions the caller's prompt holds now."""
         snapshot = await self.catalog.current()
-        if snapshot is None or self.budget_chars <= 0:
+        if snapshot is None:
+            return []
+        return [rule.id for rule in self.instructions(snapshot)]
+
+    async def prompt_section(self, question: str) -> str:
+        """Return the schema part of the system prompt for `question` ("" before a build).
+
+        The instructions in force come first (the stable part: the same for every question
+        of the caller on a day), then the schema within what is left of the budget.
+        """
+        snapshot = await self.catalog.current()
+        if snapshot is None:
             return ""
+        rules = self.instructions(snapshot)
+        ruled = "\n".join([INSTRUCTIONS_HEADER, *map(render_instruction, rules)]) if rules else ""
+        if self.budget_chars <= 0:
+            return ruled  # SCHEMA_PROMPT_BUDGET=0: the instructions alone
+        budget = self.budget_chars - len(ruled)
         links = self.value_links(snapshot, question)
         linked = "\n".join([VALUES_HEADER, *(link.describe() for link in links)]) if links else ""
         full = self._full_text(snapshot)
-        if len(full) + len(linked) <= self.budget_chars:
-            return "\n".join(part for part in (full, linked) if part)
-        return self._selected(snapshot, question, links, linked)
+        if len(full) + len(linked) <= budget:
+            return "\n".join(part for part in (ruled, full, linked) if part)
+        selected = self._selected(snapshot, question, links, linked, budget)
+        return "\n".join(part for part in (ruled, selected) if part)
 
     def _selected(
-        self, snapshot: Snapshot, question: str, links: list[ValueLink], linked: str
+        self,
+        snapshot: Snapshot,
+        question: str,
+        links: list[ValueLink],
+        linked: str,
+        budget: int,
     ) -> str:
         by_name = {name: table for name, (table, _) in self._lookup(snapshot).items()}
         chosen = self._ranked(snapshot, question, links, TOP_K)
@@ -153,7 +209,7 @@ class SchemaContext:
         parts: list[str] = []
         for table in chosen:
             text = render_table(table)
-            if used + len(text) > self.budget_chars and parts:
+            if used + len(text) > budget and parts:
                 break
             parts.append(text)
             used += len(text) + 1
@@ -165,7 +221,7 @@ class SchemaContext:
         sections = [header.format(shown=len(parts)), *parts]
         metrics = render_metrics(visible_metrics(snapshot.semantics, [by_name[n] for n in shown]))
         extras = [[METRICS_HEADER, metrics] if metrics else [], [linked] if linked else []]
-        room = self.budget_chars - len("\n".join(sections + [e for x in extras for e in x])) - 1
+        room = budget - len("\n".join(sections + [e for x in extras for e in x])) - 1
         listed = _within(neighbours, room - len(NEIGHBOURS_HEADER) - 1)
         if listed:
             sections += [NEIGHBOURS_HEADER, listed]
@@ -218,6 +274,12 @@ class SchemaContext:
         """Return the readable table names, or None before the first build."""
         snapshot = await self.catalog.current()
         return None if snapshot is None else [t.name for t in self._tables(snapshot)]
+
+
+def render_instruction(rule: Instruction) -> str:
+    """Return one instruction's line in the prompt: `- [id] text (tables: …)`."""
+    tables = f" (tables: {', '.join(rule.tables)})" if rule.tables else ""
+    return f"- [{rule.id}] {rule.text}{tables}"
 
 
 def _within(names: list[str], room: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import sqlglot
@@ -51,6 +52,36 @@ class JoinPath:
 
 
 @dataclass(frozen=True)
+class Instruction:
+    """A business rule for every question: `fiscal year starts in April`, maybe per table."""
+
+    id: str
+    text: str
+    tables: tuple[str, ...] = ()
+    """Applies only when the caller may read all of these (none: always)."""
+    valid_from: date | None = None
+    valid_to: date | None = None
+    """Inclusive bounds of the dates the rule holds on (None: open)."""
+
+    def holds_on(self, day: date) -> bool:
+        """Whether the rule is in force on `day`."""
+        return (self.valid_from is None or self.valid_from <= day) and (
+            self.valid_to is None or day <= self.valid_to
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the rule as the file and the API write it (dates as YYYY-MM-DD)."""
+        entry: dict[str, object] = {"id": self.id, "text": self.text}
+        if self.tables:
+            entry["tables"] = list(self.tables)
+        if self.valid_from:
+            entry["valid_from"] = self.valid_from.isoformat()
+        if self.valid_to:
+            entry["valid_to"] = self.valid_to.isoformat()
+        return entry
+
+
+@dataclass(frozen=True)
 class Semantics:
     """The whole file; an empty one when no file is configured."""
 
@@ -58,6 +89,7 @@ class Semantics:
     metrics: tuple[Metric, ...] = ()
     joins: tuple[JoinPath, ...] = ()
     hidden: frozenset[str] = frozenset()
+    instructions: tuple[Instruction, ...] = ()
 
 
 class SemanticFileError(ValueError):
@@ -70,7 +102,11 @@ class SemanticFileError(ValueError):
 
 _TABLE_KEYS = {"description", "synonyms", "columns"}
 _COLUMN_KEYS = {"description", "synonyms", "values"}
-_TOP_KEYS = {"tables", "metrics", "joins", "hidden"}
+_TOP_KEYS = {"tables", "metrics", "joins", "hidden", "instructions"}
+_INSTRUCTION_KEYS = {"id", "text", "tables", "valid_from", "valid_to"}
+
+
+_BOUNDS = ("valid_from", "valid_to")
 
 
 class _Reader:
@@ -185,7 +221,42 @@ class _Reader:
         if "hidden" in top and isinstance(top["hidden"][1], yaml.SequenceNode):
             for item in top["hidden"][1].value:
                 self.lines[f"hidden:{str(item.value).lower()}"] = item.start_mark.line + 1
-        return Semantics(tables, tuple(metrics), tuple(joins), frozenset(n.lower() for n in hidden))
+        instructions = self.instructions(top["instructions"][1]) if "instructions" in top else ()
+        return Semantics(
+            tables,
+            tuple(metrics),
+            tuple(joins),
+            frozenset(n.lower() for n in hidden),
+            instructions,
+        )
+
+    def instructions(self, node: yaml.Node) -> tuple[Instruction, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.problem(node, "instructions must be a list")
+            return ()
+        found: list[Instruction] = []
+        for item in node.value:
+            fields = self.mapping(item, "instruction", _INSTRUCTION_KEYS)
+            if "id" not in fields or "text" not in fields:
+                self.problem(item, "an instruction needs id and text")
+                continue
+            ident = self.text(fields["id"][1], "id") or ""
+            if any(known.id == ident for known in found):
+                self.problem(item, f"instruction id {ident!r} is used twice")
+            self.lines[f"instruction:{ident}"] = item.start_mark.line + 1
+            tables = self.texts(fields["tables"][1], "tables") if "tables" in fields else ()
+            bounds = [self.day(fields[k][1], k) if k in fields else None for k in _BOUNDS]
+            found.append(
+                Instruction(ident, self.text(fields["text"][1], "text") or "", tables, *bounds)
+            )
+        return tuple(found)
+
+    def day(self, node: yaml.Node, what: str) -> date | None:
+        try:
+            return date.fromisoformat(str(node.value).strip())
+        except (ValueError, TypeError):
+            self.problem(node, f"{what} must be a date YYYY-MM-DD")
+            return None
 
 
 def parse_semantics(text: str, source: str = "semantic file") -> tuple[Semantics, dict[str, int]]:
@@ -235,6 +306,10 @@ def check_semantics(
     for name in sorted(semantics.hidden):
         if catalog.table(name) is None:
             at(f"hidden:{name}", f"hidden table {name!r} is not in the database")
+    for rule in semantics.instructions:
+        for table in rule.tables:
+            if catalog.table(table) is None:
+                at(f"instruction:{rule.id}", f"instruction {rule.id!r}: no table {table!r}")
     for metric in semantics.metrics:
         for problem in _check_sql_names(metric.sql, catalog):
             at(f"metric:{metric.name}", f"metric {metric.name!r}: {problem}")

@@ -32,6 +32,8 @@ REVISION_TTL = 1.0
 
 BuiltHook = Callable[[Catalog | None, Catalog], Awaitable[None]]
 """Called after this process built a catalogue: (the previous one, the new one)."""
+SnapshotListener = Callable[["Snapshot"], None]
+"""Told of each new snapshot (built here or read from another worker); must not raise."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class CatalogService:
         """Why the last build failed (None after a good one)."""
         self.stale_examples = 0
         """Examples schema drift made stale (read by check_components for /health)."""
+        self.listeners: list[SnapshotListener] = []
+        """Told of every new snapshot (the MCP server notifies its clients)."""
         self._revision = -1
         self._checked_at = -float("inf")
         self._ready = asyncio.Event()
@@ -198,7 +202,18 @@ class CatalogService:
         self.snapshot = Snapshot(catalog, semantics, tuple(problems), tables)
         self.error = None
         self._ready.set()
+        for listener in self.listeners:
+            listener(self.snapshot)
         return self.snapshot
+
+    def reload_semantics(self) -> None:
+        """Apply the semantic file again to this process's catalogue (after an edit of it).
+
+        Other workers apply it at their next catalogue refresh (SCHEMA_REFRESH_SECONDS, or
+        POST /api/v0/schema/refresh).
+        """
+        if self.snapshot is not None:
+            self._apply(self.snapshot.catalog)
 
     async def current(self) -> Snapshot | None:
         """Return the newest snapshot, reading another worker's refresh when there is one."""

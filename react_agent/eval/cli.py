@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 from config import Settings
@@ -43,6 +44,12 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--api-key", help="the service's API key (with --url)")
     parser.add_argument("--concurrency", type=int, default=4, help="questions at once (4)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per question")
+    parser.add_argument(
+        "--as-of",
+        type=date.fromisoformat,
+        metavar="YYYY-MM-DD",
+        help="use the business instructions in force on this date (in-process only)",
+    )
     parser.add_argument(
         "--repeat", type=int, default=1, metavar="K", help="runs of each question (1)"
     )
@@ -84,6 +91,14 @@ async def run_evaluation(arguments: argparse.Namespace, settings: Settings) -> i
         "as_user": arguments.as_user,
         "meta": {"golden_set": str(golden)},
     }
+    if arguments.as_of is not None:
+        if arguments.url:
+            # Over HTTP the service's own INSTRUCTIONS_AS_OF decides; say so, do not mislead.
+            raise ServiceError(
+                400, "AS_OF_IN_PROCESS_ONLY", "--as-of needs an in-process run (no --url)"
+            )
+        settings = settings.model_copy(update={"instructions_as_of": arguments.as_of})
+        options["meta"]["as_of"] = arguments.as_of.isoformat()
     if arguments.url:
         report = await evaluate_over_http(
             questions, settings, url=arguments.url, api_key=arguments.api_key, **options

@@ -52,6 +52,10 @@ async def evaluate_in_process(
     async with open_agent_service(settings, model=model) as service:
         runner = service.require_runner()
         assert service.database is not None
+        if service.catalog is not None:
+            # Every question is asked with the schema and the day's instructions, not the
+            # first ones without them while the catalogue is still being built.
+            await service.catalog.wait_ready()
         actor, scope = _as_user(service.policy, as_user)
         agent: GoldenAgent = InProcessAgent(runner, actor, scope)
         columns = service.columns or TableColumns(service.database)

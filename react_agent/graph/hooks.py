@@ -82,8 +82,14 @@ class SchemaRetrievalReporter(Protocol):
 class SchemaPrompt(Protocol):
     """The schema part of the prompt for a question (react_agent.catalog.context)."""
 
+    budget_chars: int
+    """SCHEMA_PROMPT_BUDGET; 0: the section holds the business instructions only."""
+
     async def prompt_section(self, question: str) -> str:
         """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
+
+    async def instruction_ids(self) -> list[str]:
+        """Return the ids of the business instructions the section holds for the caller."""
 
 
 class HistoryHooks(Protocol):

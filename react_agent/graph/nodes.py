@@ -110,6 +110,7 @@ class AgentNodes:
         context = visible_messages(state["messages"], state.get("context_start_id"))
         listed = self.history.results_source(state, context) if self.history else state["messages"]
         schema = await self._schema_for_question(state)
+        lists_schema = bool(schema) and self.schema is not None and self.schema.budget_chars > 0
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
@@ -117,7 +118,7 @@ class AgentNodes:
             language_hint=self.language_hint,
             tables=(
                 "see the schema below"
-                if schema
+                if lists_schema
                 else ", ".join(t for t in self.tables if current_scope().can_read(t)) or "(none)"
             ),
             results="; ".join(
@@ -141,7 +142,14 @@ class AgentNodes:
         # A run that may not ask is not offered ask_user at all (CLARIFY=request's default).
         model = self.model if asks or self.model_not_asking is None else self.model_not_asking
         response = await self._invoke_model(model, model_input, config)
-        return {"messages": [stamped(response)], **examples}
+        update = {"messages": [stamped(response)], **examples}
+        if schema and self.schema is not None:
+            # The instructions in this prompt: cited in react_agent_meta.instructions.
+            used = await self.schema.instruction_ids()
+            update["instructions_used"] = list(
+                dict.fromkeys([*(state.get("instructions_used") or []), *used])
+            )
+        return update
 
     async def _invoke_model(
         self, model: Any, messages: list[AnyMessage], config: RunnableConfig

@@ -52,6 +52,9 @@ class AgentState(TypedDict, total=False):
     examples_used: list[str]
     """Ids of the examples and notes shown to the model for the current question."""
 
+    instructions_used: list[str]
+    """Ids of the business instructions the current question's prompts held."""
+
     sql_approval: dict[str, Any]
     """Approval of this question's queries: `approved` call ids, and `refused_edit`, a
     person's edit the guard refused (tool_call_id, sql, reason) until they decide again."""
@@ -92,4 +95,5 @@ def new_question_state() -> dict[str, Any]:
         "answer_repair": None,
         "examples_prompt": None,
         "examples_used": [],
+        "instructions_used": [],
     }

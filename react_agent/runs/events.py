@@ -40,6 +40,8 @@ class RunResult:
     """Tokens of the turn's model calls, when the server reported them (turn_work)."""
     examples_used: list[str] = field(default_factory=list)
     """Ids of the stored examples and notes the model was shown (the memory)."""
+    instructions_used: list[str] = field(default_factory=list)
+    """Ids of the business instructions the question's prompts held (the semantic file)."""
     approval: dict[str, Any] | None = None
     """The SQL approval the run stopped for (see react_agent.approval.pending), if it did."""
     question: str = ""

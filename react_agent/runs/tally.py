@@ -52,6 +52,7 @@ class ResultTally:
             sql_execution_count=int(values.get("sql_execution_count") or 0),
             sql_refusal_count=int(values.get("sql_refusal_count") or 0),
             examples_used=list(values.get("examples_used") or []),
+            instructions_used=list(values.get("instructions_used") or []),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )

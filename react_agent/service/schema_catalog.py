@@ -57,8 +57,10 @@ def open_catalog(service: AgentService, stack: AsyncExitStack) -> None:
 def schema_context(service: AgentService) -> SchemaContext | None:
     """Return the schema for the model's prompt, or None when SCHEMA_PROMPT_BUDGET is 0."""
     settings = service.settings
-    if service.catalog is None or settings.schema_prompt_budget <= 0:
+    if service.catalog is None:
         return None
+    if settings.schema_prompt_budget <= 0 and settings.semantic_file is None:
+        return None  # no schema in the prompt, and no file that could hold instructions
     allowed = TableAllowList(settings.allowed_tables)
     policy = service.policy
 
@@ -66,13 +68,18 @@ def schema_context(service: AgentService) -> SchemaContext | None:
         # The scope of the question being answered (a run's task sets it; all without a policy).
         return ScopedReadable(allowed, current_scope() if policy is not None else None)
 
-    return SchemaContext(service.catalog, settings.schema_prompt_budget, current=running_question)
+    return SchemaContext(
+        service.catalog,
+        settings.schema_prompt_budget,
+        current=running_question,
+        as_of=settings.instructions_as_of,
+    )
 
 
 def schema_tools(context: SchemaContext | None) -> list[BaseTool]:
     """Return search_schema over `context`, or nothing without one."""
-    if context is None:
-        return []
+    if context is None or context.budget_chars <= 0:
+        return []  # instructions only: the schema is not in the prompt, nor searched
 
     async def search(query: str) -> str:
         return await describe_search(context, query)

@@ -42,6 +42,8 @@ def require_newman() -> None:
 
 def test_postman_collection_passes(tmp_path: Path) -> None:
     require_newman()
+    semantic = tmp_path / "semantic.yaml"  # a copy: the instructions folder adds one to it
+    semantic.write_bytes((REPO_ROOT / "config" / "semantic.sample.yaml").read_bytes())
     with (
         start_stub_llm() as llm_url,
         start_service_process(
@@ -52,6 +54,7 @@ def test_postman_collection_passes(tmp_path: Path) -> None:
                 "AUDIT": "on",  # the audit folder reads the records of the earlier questions
                 "METRICS": "on",  # the observability folder reads /metrics
                 "DATASETS_ENABLED": "true",
+                "SEMANTIC_FILE": str(semantic),
             },
             tmp_path,
         ) as base_url,

@@ -120,6 +120,12 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
     ("GET", "/api/v0/usage"): lambda user: {"params": {"user_id": user}},
     ("GET", "/api/v0/schema"): None,
     ("POST", "/api/v0/schema/refresh"): None,
+    ("GET", "/api/v0/instructions"): None,
+    ("POST", "/api/v0/instructions"): lambda user: {"json": {"id": "a", "text": "x"}},
+    ("PUT", "/api/v0/instructions/{ident}"): lambda user: {
+        "path": "/api/v0/instructions/a",
+        "json": {"text": "x"},
+    },
 }
 OPEN_ROUTES = {("GET", "/health"), ("GET", "/ready"), ("GET", "/api/v0/ready")}
 ADMIN_ROUTES = {
@@ -128,6 +134,7 @@ ADMIN_ROUTES = {
     ("GET", "/api/v0/audit"),
     *((method, path) for method, path in ROUTE_REQUESTS if "/training_data/" in path),
     ("POST", "/api/v0/schema/refresh"),
+    *((method, path) for method, path in ROUTE_REQUESTS if "/instructions" in path),
 }
 """Routes that change or read every user's data: a key bound to users gets 403 there."""
 USER_ROUTES = {route for route in ROUTE_REQUESTS if route not in ADMIN_ROUTES}

@@ -88,3 +88,26 @@ async def test_inspector_asks_and_gets_the_answer_with_its_usage(stub_settings, 
     assert "华东" in result["answer"] and result["sql"] == body["data"]["sql"]
     expected = body["data"]["react_agent_meta"]["usage"]
     assert result["usage"] == expected and expected["total_tokens"] > 0
+
+
+async def test_inspector_lists_and_reads_resources_and_prompts(settings, tmp_path):
+    require_inspector()
+    async with running_service(settings) as service:
+        url, home = service.base_url, tmp_path
+        resources = await inspect(url, home, "--method", "resources/list")
+        stores = await inspect(
+            url, home, "--method", "resources/read", "--uri", "sqlagent://schema/stores"
+        )
+        prompts = await inspect(url, home, "--method", "prompts/list")
+        prompt = await inspect(
+            url,
+            home,
+            *("--method", "prompts/get", "--prompt-name", "explain_sql"),
+            *("--prompt-args", "sql=SELECT city FROM stores"),
+        )
+    uris = {resource["uri"] for resource in resources["resources"]}
+    assert {"sqlagent://schema", "sqlagent://schema/stores", "sqlagent://metrics"} <= uris
+    described = json.loads(stores["contents"][0]["text"])
+    assert "city" in [column["name"] for column in described["columns"]]
+    assert {p["name"] for p in prompts["prompts"]} == {"ask_about_data", "explain_sql"}
+    assert "SELECT city FROM stores" in prompt["messages"][0]["content"]["text"]
