@@ -143,6 +143,10 @@ OTHER_ROUTES = {
     ("POST", "/api/v0/training_data/update"),
     ("POST", "/api/v0/training_data/delete"),
     ("GET", "/api/v0/training_data/stats"),
+    # Business instructions: admin keys only (tests/app/test_instructions_api.py).
+    ("GET", "/api/v0/instructions"),
+    ("POST", "/api/v0/instructions"),
+    ("PUT", "/api/v0/instructions/{ident}"),
     # The caller's own: renaming and deleting their conversations, their datasets, who the
     # key acts as, their quota use (their role's limits: test below).
     ("PATCH", "/api/v0/react/conversations/{thread_id}"),
