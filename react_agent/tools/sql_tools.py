@@ -190,7 +190,7 @@ class SqlTools:
         started = time.perf_counter()
         try:
             check_query(sql, self.database.dialect, self.allowed_tables)
-            await explain_in_scope(
+            scoped = await explain_in_scope(
                 self.database, sql, current_scope(), self.columns, timeout=self.timeout
             )
         except QueryRejected as exc:
@@ -203,7 +203,7 @@ class SqlTools:
         except QueryFailed as exc:
             self._report(sql, sql, "error", started, reason=str(exc), kind="check")
             return f"Error: {exc}"
-        self._report(sql, sql, "ok", started, kind="check")
+        self._report(sql, scoped.sql, "ok", started, kind="check")  # as planned: scoped
         return "OK: the query is valid."
 
     async def run_sql(
