@@ -44,7 +44,7 @@ from bench.measure.cpu_sampler import CpuSampler
 from bench.peers.postgres_scratch import scratch_postgres
 from bench.processes import Processes, wait_for_line
 from config import Settings
-from react_agent.runs.events import RunFailed, RunFinished
+from react_agent.runs.events.events import RunFailed, RunFinished
 from react_agent.runs.runner import AgentRunner
 from react_agent.service import open_agent_service
 

@@ -14,6 +14,7 @@ PACKAGES = ("app", "react_agent", "config", "bench")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 MAX_TOP_LEVEL_AGENT_MODULES = 6
+MAX_MODULES_PER_FOLDER = 12
 EXEMPT = ("react_agent/sample_data/dataset.py",)  # the sample data itself, as literals
 
 
@@ -193,6 +194,18 @@ def test_there_is_no_import_cycle_between_rooms():
         if package not in state:
             visit(package, [package])
     assert cycles == []
+
+
+def test_every_folder_of_runs_holds_at_most_twelve_modules():
+    """runs/ is grouped by idea (events, admission, execution, store): no flat folder again."""
+    folders = {path.parent for path in (ROOT / "react_agent" / "runs").rglob("*.py")}
+    crowded = {
+        folder.relative_to(ROOT).as_posix(): count
+        for folder in folders
+        if (count := len([p for p in folder.glob("*.py") if p.name != "__init__.py"]))
+        > MAX_MODULES_PER_FOLDER
+    }
+    assert crowded == {}
 
 
 def test_react_agent_keeps_at_most_six_top_level_modules():

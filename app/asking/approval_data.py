@@ -8,7 +8,7 @@ from app.asking.final_data import build_final_data
 from app.asking.guard_reasons import guard_reason_for_people
 from config import localize
 from react_agent.approval.decisions import CLARIFICATION_KIND
-from react_agent.runs.events import RunResult
+from react_agent.runs.events.events import RunResult
 
 AWAITING_APPROVAL = "awaiting_approval"
 """`data.status` of an answer (and `/status` of a thread) waiting for a person's decision."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from react_agent import AGENT_VERSION
 from react_agent.results.charts import asks_for_share, build_chart
-from react_agent.runs.events import RunResult
+from react_agent.runs.events.events import RunResult
 from react_agent.timestamps import now_timestamp
 
 

@@ -16,7 +16,7 @@ from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError, bad_request
-from react_agent.runs.busy_threads import OnBusy
+from react_agent.runs.admission.busy_threads import OnBusy
 
 MAX_QUESTION_CHARS = 2000
 MAX_USER_ID_CHARS = 50

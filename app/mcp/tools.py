@@ -25,7 +25,7 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
 from react_agent.guard.sql_guard import is_table_allowed
 from react_agent.results.answer_check import unsupported_note
-from react_agent.runs.events import NodeFinished, RunResult
+from react_agent.runs.events.events import NodeFinished, RunResult
 from react_agent.service import AgentService
 
 StepReporter = Callable[[int, str], Awaitable[None]]

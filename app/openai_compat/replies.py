@@ -9,7 +9,7 @@ from typing import Any
 
 from config import node_display
 from react_agent.results.answer_check import unsupported_note
-from react_agent.runs.events import NodeFinished, RunResult
+from react_agent.runs.events.events import NodeFinished, RunResult
 
 TABLE_ROWS = 20
 """Rows of the result shown as a Markdown table under the answer."""

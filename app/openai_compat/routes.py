@@ -36,7 +36,7 @@ from app.streaming.sse import SSE_HEADERS, encode_sse_comment
 from react_agent.approval.pending import pending_approval
 from react_agent.conversations.continuation import find_continued_thread
 from react_agent.errors import ServiceError, bad_request
-from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunResult
+from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished, RunResult
 from react_agent.runs.run import Run
 from react_agent.runs.runner import AgentRunner
 

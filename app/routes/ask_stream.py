@@ -26,7 +26,7 @@ from app.streaming.follow import batches_to_resume, error_stream, follow_in_trac
 from app.streaming.formats import StreamFormat, choose_stream_format
 from app.streaming.ids import parse_event_id
 from react_agent.errors import ServiceError
-from react_agent.runs.event_log import Batch
+from react_agent.runs.events.event_log import Batch
 from react_agent.runs.store.events import Payload, RunRecord
 
 blueprint = Blueprint("ask_stream", __name__)

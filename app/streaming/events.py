@@ -13,7 +13,7 @@ from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, QUEUED, START
 from react_agent.memory.retrieval import SEARCH_EXAMPLES
-from react_agent.runs.events import (
+from react_agent.runs.events.events import (
     NodeFinished,
     RunEvent,
     RunFailed,
@@ -22,7 +22,7 @@ from react_agent.runs.events import (
     RunWaiting,
     TokenStreamed,
 )
-from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from app.streaming.formats import StreamFormat
 from app.streaming.ids import format_event_id
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.event_log import Batch
+from react_agent.runs.events.event_log import Batch
 from react_agent.runs.store.events import RUNNING, Payload, RunRecord
 
 

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from app.streaming.events import StreamContext, main_step, stream_envelopes
-from react_agent.runs.event_log import Batch, EventLog
-from react_agent.runs.events import RunEvent
+from react_agent.runs.events.event_log import Batch, EventLog
+from react_agent.runs.events.events import RunEvent
 
 
 class RunEnvelopes:

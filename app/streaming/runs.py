@@ -11,7 +11,7 @@ from app.streaming.events import StreamContext, end_envelope, error_event_envelo
 from app.streaming.run_envelopes import RunEnvelopes
 from react_agent.errors import ServiceError
 from react_agent.log_context import current_trace_parent
-from react_agent.runs.event_log import Batch
+from react_agent.runs.events.event_log import Batch
 from react_agent.runs.run import Run
 from react_agent.runs.store.events import Payload, RunEventStore, RunRecord
 

@@ -35,8 +35,8 @@ from react_agent.audit.listener import LedgerListener
 from react_agent.audit.schema import create_ledger_schema
 from react_agent.audit.store import AuditStore
 from react_agent.audit.writer import AuditWriter
-from react_agent.runs.events import RunFailed, RunFinished
-from react_agent.runs.listeners import QueryFinished, RunAccepted
+from react_agent.runs.events.events import RunFailed, RunFinished
+from react_agent.runs.events.listeners import QueryFinished, RunAccepted
 from react_agent.service import open_agent_service
 
 SQL = "SELECT r.region_name, COUNT(*) AS stores FROM stores s JOIN regions r USING (region_id)"

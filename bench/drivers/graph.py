@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage
 from bench.drivers.question import QUESTION, Question, Sample
 from react_agent.graph.messages import stamped
 from react_agent.graph.state import new_question_state
-from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished, RunStarted
 from react_agent.runs.runner import AgentRunner
 
 

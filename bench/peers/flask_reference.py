@@ -39,7 +39,7 @@ from app.streaming.sse import SSE_HEADERS, encode_sse_event
 from config import Settings
 from react_agent.errors import ServiceError
 from react_agent.graph.llm import build_chat_model
-from react_agent.runs.events import NodeFinished
+from react_agent.runs.events.events import NodeFinished
 from react_agent.service import open_agent_service
 
 LISTEN_BACKLOG = 1024

@@ -23,7 +23,7 @@ from react_agent.audit.records import AuditRecord, actor_fields, audit_time
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
 from react_agent.results.exports import start_csv_export
-from react_agent.runs.listener_reports import tables_read
+from react_agent.runs.events.listener_reports import tables_read
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The audit's and the token tally's run listener: a record per query, tokens per model call.
 
-A run listener (react_agent/runs/listeners.py) is told of every event of the runs this
+A run listener (react_agent/runs/events/listeners.py) is told of every event of the runs this
 process owns. At `RunAccepted` (in the request that started the run) it notes the
 question and the actor; each `QueryFinished` becomes an audit record, each `ModelCalled`
 adds its tokens to the asker's day; the run's end forgets it. Nothing here waits: records
@@ -15,9 +15,9 @@ from typing import Any, Protocol
 from react_agent.access.actor import Actor
 from react_agent.access.current import CURRENT_ACTOR
 from react_agent.audit.records import AuditRecord, audit_time
-from react_agent.runs.events import RunFailed, RunFinished
-from react_agent.runs.listener_reports import tables_read
-from react_agent.runs.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
+from react_agent.runs.events.events import RunFailed, RunFinished
+from react_agent.runs.events.listener_reports import tables_read
+from react_agent.runs.events.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
 
 
 class RecordSink(Protocol):

@@ -14,7 +14,7 @@ from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import AGENT
-from react_agent.runs.events import RunResult
+from react_agent.runs.events.events import RunResult
 from react_agent.runs.runner import AgentRunner
 
 EVAL_USER = "eval"

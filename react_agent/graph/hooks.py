@@ -33,7 +33,7 @@ class ExampleSource(Protocol):
 
 
 class RetrievalReporter(Protocol):
-    """Shows an automatic retrieval as a step of the run (react_agent.runs.retrieval_events)."""
+    """Shows an automatic retrieval as a step of the run (runs/events/retrieval_events)."""
 
     def __call__(self, query: str, ids: list[str], duration_ms: int) -> None:
         """Report that the examples were searched for `query` before the model, finding `ids`."""
@@ -56,7 +56,7 @@ class ToolGate(Protocol):
 
 
 class ModelCallReporter(Protocol):
-    """Tells the run's listeners of a model call (react_agent.runs.listener_reports)."""
+    """Tells the run's listeners of a model call (react_agent.runs.events.listener_reports)."""
 
     def __call__(
         self,
@@ -73,7 +73,7 @@ class ModelCallReporter(Protocol):
 
 
 class SchemaRetrievalReporter(Protocol):
-    """Tells the run's listeners of a question's schema section (runs/listener_reports)."""
+    """Tells the run's listeners of a question's schema section (runs/events/listener_reports)."""
 
     def __call__(self, outcome: str, seconds: float) -> None:
         """Report how making the schema section ended (ok, empty, error) and its time."""

@@ -8,15 +8,15 @@ from typing import Any
 
 from react_agent.memory.retrieval import SEARCH_EXAMPLES
 from react_agent.observability.metrics import ServiceMetrics
-from react_agent.runs.events import RunFailed, RunFinished, RunStarted, RunWaiting
-from react_agent.runs.listeners import (
+from react_agent.runs.events.events import RunFailed, RunFinished, RunStarted, RunWaiting
+from react_agent.runs.events.listeners import (
     ListenedRun,
     ModelCalled,
     QueryFinished,
     RunAccepted,
     SchemaRetrieved,
 )
-from react_agent.runs.tool_events import ToolReturned
+from react_agent.runs.events.tool_events import ToolReturned
 
 CANCELLED_ERRORS = frozenset({"RUN_CANCELLED", "SHUTTING_DOWN"})
 INTERRUPTED_ERRORS = frozenset({"RUN_INTERRUPTED"})
@@ -65,7 +65,7 @@ def run_outcome(event: RunFinished | RunFailed) -> str:
 
 
 class RunMetrics:
-    """Moves the run, model and SQL metrics as each run's events come (runs/listeners)."""
+    """Moves the run, model and SQL metrics as each run's events come (runs/events/listeners)."""
 
     def __init__(self, metrics: ServiceMetrics) -> None:
         self.metrics = metrics

@@ -1,6 +1,6 @@
 """A run's trace, built from its events: run → graph nodes → model calls, queries, sub-agents.
 
-A listener (runs/listeners) that notes each event with its time and, when the run ends,
+A listener (runs/events/listeners) that notes each event with its time and, when the run ends,
 writes the spans with those times: a node's span ends at its NodeFinished and starts at
 the previous one of its graph; a model call or a query belongs to the node running when
 it was reported; a sub-agent's nodes nest in a span of the sub-agent, inside the parent's
@@ -24,8 +24,8 @@ from react_agent.observability.span_attributes import (
     query_span_name,
 )
 from react_agent.observability.tracing import tracer
-from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
-from react_agent.runs.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
+from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.events.listeners import ListenedRun, ModelCalled, QueryFinished, RunAccepted
 
 
 @dataclass

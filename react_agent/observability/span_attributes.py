@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from react_agent.runs.listeners import ModelCalled, QueryFinished
+from react_agent.runs.events.listeners import ModelCalled, QueryFinished
 
 DB_SYSTEMS = {"postgres": "postgresql", "sqlite": "sqlite", "mysql": "mysql", "duckdb": "duckdb"}
 """sqlglot's dialect → OpenTelemetry's db.system.name."""

@@ -22,7 +22,7 @@ from react_agent.graph.messages import requests_tools, stamped
 from react_agent.graph.node_names import AGENT, FORMAT_FINAL_RESPONSE
 from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
 from react_agent.graph.state import AgentState
-from react_agent.runs.answer_review import AnswerChecker, review_newest_answer
+from react_agent.runs.execution.answer_review import AnswerChecker, review_newest_answer
 
 REPAIR_MARKER = "answer_repair"
 """Metadata key marking the system message that asks the model to repair its answer."""

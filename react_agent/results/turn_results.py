@@ -9,7 +9,11 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemM
 from react_agent.graph.messages import message_text
 from react_agent.results.answer_repair import REPAIR_MARKER
 from react_agent.results.charts import asks_for_share, build_chart
-from react_agent.runs.answer_review import AnswerChecker, review_newest_answer, with_repair
+from react_agent.runs.execution.answer_review import (
+    AnswerChecker,
+    review_newest_answer,
+    with_repair,
+)
 from react_agent.tools.results import result_artifacts
 
 SQL_OUTCOMES = {"ok": "ok", "refused": "refused", "failed": "error", "rejected": "rejected"}

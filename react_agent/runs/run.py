@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.errors import ServiceError
-from react_agent.runs.event_log import EventLog
-from react_agent.runs.events import RunEvent, RunFailed, RunFinished, RunResult
-from react_agent.runs.listeners import RunListeners
+from react_agent.runs.events.event_log import EventLog
+from react_agent.runs.events.events import RunEvent, RunFailed, RunFinished, RunResult
+from react_agent.runs.events.listeners import RunListeners
 
 
 class Run:
@@ -24,7 +24,7 @@ class Run:
         self.thread_id = thread_id
         self.lang = lang
         self.listeners = listeners
-        """Told of every event (react_agent.runs.listeners); None tells no one."""
+        """Told of every event (react_agent.runs.events.listeners); None tells no one."""
         self.trace_id: str | None = None
         """The trace of the request that started the run, when tracing is on."""
         self.log: EventLog[RunEvent] = EventLog()
@@ -55,7 +55,7 @@ class Run:
             self.listeners.notify(self, event)
 
     def report(self, event: object) -> None:
-        """Tell the listeners of an event that is not for the log (react_agent.runs.listeners)."""
+        """Tell the listeners of an event that is not for the log (runs/events/listeners)."""
         if self.listeners is not None:
             self.listeners.notify(self, event)
 

@@ -21,17 +21,21 @@ from react_agent.approval.pending import (
 from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.log_context import bind_log_ids, current_trace_id
-from react_agent.runs.admission import Admission, Ticket
-from react_agent.runs.answer_review import AnswerChecker
-from react_agent.runs.answering import GraphTurn, answer_question
-from react_agent.runs.busy_threads import OnBusy, claim_when_free, interrupted_by_newer_question
-from react_agent.runs.events import (
+from react_agent.runs.admission.busy_threads import (
+    OnBusy,
+    claim_when_free,
+    interrupted_by_newer_question,
+)
+from react_agent.runs.admission.queue import Admission, Ticket
+from react_agent.runs.events.events import (
     RunFailed,
     RunFinished,
     RunResult,
     RunWaiting,
 )
-from react_agent.runs.listeners import RunAccepted, RunListeners
+from react_agent.runs.events.listeners import RunAccepted, RunListeners
+from react_agent.runs.execution.answer_review import AnswerChecker
+from react_agent.runs.execution.answering import GraphTurn, answer_question
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.store.locks import Release, ThreadLocks
@@ -69,7 +73,7 @@ class AgentRunner:
         self.check_answer = check_answer
         """Matches a final answer's figures against its rows (ANSWER_CHECK), or None."""
         self.listeners = listeners if listeners is not None else RunListeners()
-        """Told of every run's events (react_agent.runs.listeners): metrics, traces, audit."""
+        """Told of every run's events (runs/events/listeners): metrics, traces, audit."""
         self.admission = admission
         self.locks = locks
         self.recursion_limit = recursion_limit

@@ -26,13 +26,13 @@ from react_agent.lint.linter import SqlLinter
 from react_agent.log_reminders import quiet_repeated_warnings
 from react_agent.memory.store import open_memory
 from react_agent.results.answer_check import check_answer
-from react_agent.runs.admission_auto import open_admission
-from react_agent.runs.listener_reports import (
+from react_agent.runs.admission.auto import open_admission
+from react_agent.runs.events.listener_reports import (
     report_model_call,
     report_query,
     report_schema_retrieval,
 )
-from react_agent.runs.listeners import RunListeners
+from react_agent.runs.events.listeners import RunListeners
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.open import open_run_store
@@ -291,7 +291,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
 
 
 def run_listeners(settings: Settings) -> RunListeners:
-    """Return the listeners told of every run's events in this process (runs/listeners).
+    """Return the listeners told of every run's events in this process (runs/events/listeners).
 
     The one place they are registered: metrics, traces, the audit trail and quotas add
     theirs here. Tests add their own with `service.runner.listeners.add(...)`. What is

@@ -21,8 +21,8 @@ from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, buil
 from react_agent.quotas.subquestions import SubquestionQuota
 from react_agent.results.answer_check import check_answer
 from react_agent.results.answer_repair import AnswerRepair
-from react_agent.runs.listener_reports import report_query
-from react_agent.runs.retrieval_events import report_retrieval
+from react_agent.runs.events.listener_reports import report_query
+from react_agent.runs.events.retrieval_events import report_retrieval
 from react_agent.service.schema_catalog import schema_context, schema_tools
 from react_agent.service.state import AgentService
 from react_agent.subagents.bounds import DelegateLimits

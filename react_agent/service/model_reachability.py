@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from react_agent.runs.listeners import ListenedRun, ModelCalled
+from react_agent.runs.events.listeners import ListenedRun, ModelCalled
 from react_agent.timestamps import now_timestamp
 
 ANSWERED_ERRORS = frozenset({"LLM_BAD_REQUEST", "LLM_RATE_LIMITED"})
@@ -30,7 +30,7 @@ class ModelCallOutcome:
 
 
 class ModelReachability:
-    """A run listener (runs/listeners) that keeps the outcome of the model's last call.
+    """A run listener (runs/events/listeners) that keeps the outcome of the model's last call.
 
     Learnt from the `ModelCalled` events of the calls that answer questions, so knowing
     costs no call of its own (no paid request just to ask whether the server is up). A

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from react_agent.errors import classify_exception
 from react_agent.graph.run_context import run_context
-from react_agent.runs.event_sink import current_event_sink
+from react_agent.runs.events.event_sink import current_event_sink
 from react_agent.subagents.bounds import (
     DELEGATE,
     DelegateLimits,
@@ -166,7 +166,7 @@ def delegate_message(outcomes: list[SubagentOutcome], tool_call_id: str) -> Tool
     }
     usage = sum_usage(outcome.usage for outcome in outcomes if outcome.usage)
     if usage:
-        artifact["usage_metadata"] = usage  # added to the turn's usage (runs/turn_work.py)
+        artifact["usage_metadata"] = usage  # added to the turn's usage (runs/execution/turn_work)
     return ToolMessage(
         content="\n\n".join(parts),
         tool_call_id=tool_call_id,

@@ -13,11 +13,11 @@ from langgraph.graph.state import CompiledStateGraph
 from react_agent.graph.messages import stamped
 from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import new_question_state
-from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
-from react_agent.runs.events import NodeFinished, TokenStreamed
-from react_agent.runs.graph_io import answer_token, tool_names
-from react_agent.runs.tool_events import ToolEventTracker
-from react_agent.runs.turn_work import TurnWork
+from react_agent.runs.events.event_sink import CURRENT_EVENT_SINK, EventSink
+from react_agent.runs.events.events import NodeFinished, TokenStreamed
+from react_agent.runs.events.tool_events import ToolEventTracker
+from react_agent.runs.execution.graph_io import answer_token, tool_names
+from react_agent.runs.execution.turn_work import TurnWork
 from react_agent.tools.results import result_artifacts
 
 SUBAGENT_NAMESPACE = "sql_subagent"

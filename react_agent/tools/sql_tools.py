@@ -46,7 +46,7 @@ def scope_refusal(exc: ScopeRefused) -> str:
 
 
 class QueryReporter(Protocol):
-    """Tells the run's listeners that a run_sql or check_sql ended (runs/listener_reports)."""
+    """Tells the run listeners that run_sql or check_sql ended (runs/events/listener_reports)."""
 
     def __call__(
         self,

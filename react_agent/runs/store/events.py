@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from react_agent.runs.event_log import Batch
+from react_agent.runs.events.event_log import Batch
 
 Payload = dict[str, Any]
 """One stored event, exactly as the stream sent it (an envelope)."""

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 
-from react_agent.runs.event_log import Batch, EventLog, flatten
+from react_agent.runs.events.event_log import Batch, EventLog, flatten
 from react_agent.runs.store.events import (
     FINISHED,
     AbandonedPayloads,

@@ -1,5 +1,5 @@
 from app.asking.final_data import build_final_data
-from react_agent.runs.events import RunResult
+from react_agent.runs.events.events import RunResult
 
 RECORDS = {
     "columns": ["region", "sales"],

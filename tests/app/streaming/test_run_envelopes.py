@@ -7,8 +7,8 @@ import json
 from app.streaming.events import StreamContext
 from app.streaming.run_envelopes import RunEnvelopes
 from react_agent.errors import ServiceError
-from react_agent.runs.event_log import EventLog
-from react_agent.runs.events import NodeFinished, RunEvent, RunFailed, RunStarted, RunWaiting
+from react_agent.runs.events.event_log import EventLog
+from react_agent.runs.events.events import NodeFinished, RunEvent, RunFailed, RunStarted, RunWaiting
 
 CTX = StreamContext("amy:1", "amy", "zh-CN")
 AT = "2026-03-01T10:00:00.000"

@@ -10,7 +10,7 @@ import pytest
 from app.streaming.events import StreamContext
 from app.streaming.runs import StreamRuns
 from react_agent.errors import ServiceError
-from react_agent.runs.events import RunFailed, RunStarted
+from react_agent.runs.events.events import RunFailed, RunStarted
 from react_agent.runs.run import Run
 from react_agent.runs.store.local import InProcessRunEvents
 

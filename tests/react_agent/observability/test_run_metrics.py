@@ -11,9 +11,9 @@ from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.observability.metrics import ServiceMetrics
 from react_agent.observability.run_metrics import RunMetrics, refusal_reason
-from react_agent.runs.busy_threads import interrupted_by_newer_question
-from react_agent.runs.events import RunFailed, RunFinished, RunResult, RunStarted, RunWaiting
-from react_agent.runs.listeners import RunAccepted, RunListeners
+from react_agent.runs.admission.busy_threads import interrupted_by_newer_question
+from react_agent.runs.events.events import RunFailed, RunFinished, RunResult, RunStarted, RunWaiting
+from react_agent.runs.events.listeners import RunAccepted, RunListeners
 from react_agent.runs.run import Run
 
 RESULT = RunResult(

@@ -8,7 +8,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.graph.node_names import GRAPH_NODES
 from react_agent.results.answer_repair import REPAIR_MARKER
-from react_agent.runs.events import NodeFinished
+from react_agent.runs.events.events import NodeFinished
 from react_agent.runs.run_flags import RunFlags
 from tests.react_agent.subagents.test_delegate import (
     QUESTION,

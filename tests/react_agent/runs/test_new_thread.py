@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from react_agent.approval.decisions import ApprovalDecision
-from react_agent.runs.graph_io import new_thread_snapshot
+from react_agent.runs.execution.graph_io import new_thread_snapshot
 from react_agent.runs.run_flags import RunFlags
 from tests.support.checkpoint_reads import counted_reads
 from tests.support.scripted_model import answer, call_tool

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from react_agent.errors import ServiceError
-from react_agent.runs.events import (
+from react_agent.runs.events.events import (
     NodeFinished,
     RunFailed,
     RunFinished,

@@ -6,7 +6,7 @@ import httpx
 import openai
 
 from react_agent.errors import classify_exception
-from react_agent.runs.listeners import ModelCalled
+from react_agent.runs.events.listeners import ModelCalled
 from react_agent.runs.run import Run
 from react_agent.service.model_reachability import ModelReachability
 
@@ -24,7 +24,7 @@ def answered() -> ModelCalled:
 
 
 def failed(error: BaseException) -> ModelCalled:
-    """Return a failed call's event, classified as react_agent.runs.listener_reports does."""
+    """Return a failed call's event, classified as react_agent.runs.events.listener_reports does."""
     problem = classify_exception(error)
     return ModelCalled(
         model="gpt-4o-mini",

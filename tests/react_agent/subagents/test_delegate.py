@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from config import localize
 from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished, TokenStreamed
-from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.runs.events.events import NodeFinished, TokenStreamed
+from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.support.routed_model import RoutedChatModel
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

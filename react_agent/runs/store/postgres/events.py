@@ -10,7 +10,7 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.postgres_batches import StatementBatches
-from react_agent.runs.event_log import Batch, flatten
+from react_agent.runs.events.event_log import Batch, flatten
 from react_agent.runs.store.events import (
     FINISHED,
     RUNNING,

@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from react_agent.runs.event_log import Batch
+from react_agent.runs.events.event_log import Batch
 from react_agent.runs.store.events import RUNNING, AbandonedPayloads, Payload
 from react_agent.runs.store.locks import ThreadLocks, liveness_key
 from react_agent.runs.store.postgres.abandoned import close_abandoned_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
-from react_agent.runs.admission import CLOSE_PLACES, Admission
+from react_agent.runs.admission.queue import CLOSE_PLACES, Admission
 
 WAITING = 1000
 

@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.messages import AnyMessage, HumanMessage
 
 from react_agent.graph.messages import message_text
-from react_agent.runs.turn_work import TurnWork
+from react_agent.runs.execution.turn_work import TurnWork
 from react_agent.tools.results import result_artifacts
 
 AnswerChecker = Callable[[str, Sequence[dict[str, Any]], str], dict[str, Any]]

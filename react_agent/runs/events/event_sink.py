@@ -27,7 +27,7 @@ class EventSink:
     subagent: dict[str, str] | None = None
     """`{id, description}` when the code runs in a sub-agent's graph (react_agent/subagents)."""
     report: Callable[[Any], None] = _tell_no_one
-    """Tells the run's listeners of an event that is not for the log (runs/listeners)."""
+    """Tells the run's listeners of an event that is not for the log (runs/events/listeners)."""
 
 
 CURRENT_EVENT_SINK: ContextVar[EventSink | None] = ContextVar("run_event_sink", default=None)

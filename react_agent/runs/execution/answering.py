@@ -12,20 +12,20 @@ from langgraph.types import Durability
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
 from react_agent.approval.pending import INTERRUPT_UPDATE, describe_interrupt
 from react_agent.graph.run_context import RunContext
-from react_agent.runs.answer_review import AnswerChecker, review_answer
-from react_agent.runs.event_sink import CURRENT_EVENT_SINK, EventSink
-from react_agent.runs.events import RunResult, RunStarted, TokenStreamed
-from react_agent.runs.graph_io import (
+from react_agent.runs.events.event_sink import CURRENT_EVENT_SINK, EventSink
+from react_agent.runs.events.events import RunResult, RunStarted, TokenStreamed
+from react_agent.runs.events.tool_events import ToolEventTracker
+from react_agent.runs.execution.answer_review import AnswerChecker, review_answer
+from react_agent.runs.execution.graph_io import (
     answer_token,
     graph_input_for,
     new_thread_snapshot,
     node_finished,
 )
+from react_agent.runs.execution.turn_work import TurnWork
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
 from react_agent.runs.run_scope import scope_of_run
-from react_agent.runs.tool_events import ToolEventTracker
-from react_agent.runs.turn_work import TurnWork
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ async def answer_question(
         if scope.approve_sql:  # the role's approval holds on a resume too
             flags = replace(flags, approve_sql=True)
         context = RunContext(run.lang, flags.approve_sql, flags.clarify)
-        tool_events = ToolEventTracker()  # tool_call / tool_result (runs/tool_events.py)
-        work = TurnWork()  # sqls and usage (runs/turn_work.py)
+        tool_events = ToolEventTracker()  # tool_call / tool_result (runs/events/tool_events.py)
+        work = TurnWork()  # sqls and usage (runs/execution/turn_work.py)
         modes = ["updates", "messages"] if stream_tokens else ["updates"]
         async for mode, chunk in turn.graph.astream(
             graph_input, turn.config, context=context, stream_mode=modes, durability=turn.durability
@@ -88,7 +88,7 @@ async def answer_question(
                     tally.add(update)
                     work.add(update)
                     run.append(node_finished(node, len(path), update))
-                    # Tool events come after their node's event (runs/tool_events.py).
+                    # Tool events come after their node's event (runs/events/tool_events.py).
                     for tool_event in tool_events.events_for(update, len(path)):
                         run.append(tool_event)
             else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from react_agent.runs.tool_events import ToolCalled, ToolEventTracker, ToolReturned
+from react_agent.runs.events.tool_events import ToolCalled, ToolEventTracker, ToolReturned
 
 
 class Clock:

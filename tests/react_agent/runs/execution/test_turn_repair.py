@@ -6,7 +6,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from config import localize
 from react_agent.graph.messages import INTERRUPTED_MARKER
-from react_agent.runs.turn_repair import close_unfinished_turn
+from react_agent.runs.execution.turn_repair import close_unfinished_turn
 
 
 def tool_call(call_id: str) -> dict:

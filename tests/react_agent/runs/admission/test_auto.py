@@ -7,8 +7,7 @@ from pydantic import ValidationError
 
 from config import Settings
 from react_agent.errors import ServiceError
-from react_agent.runs.admission import Admission
-from react_agent.runs.admission_auto import (
+from react_agent.runs.admission.auto import (
     ADAPT_INTERVAL,
     BUSY_SHARE,
     RUNS_PER_CORE,
@@ -16,6 +15,7 @@ from react_agent.runs.admission_auto import (
     max_active_runs,
     usable_cores,
 )
+from react_agent.runs.admission.queue import Admission
 from react_agent.service import open_agent_service
 from tests.support.scripted_model import ScriptedChatModel, answer
 

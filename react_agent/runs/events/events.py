@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_agent.errors import ServiceError
-from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 from react_agent.timestamps import now_timestamp
 
 

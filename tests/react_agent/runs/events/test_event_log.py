@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from react_agent.runs.event_log import EventLog
+from react_agent.runs.events.event_log import EventLog
 
 
 async def test_a_follower_gets_what_is_there_in_one_batch_then_each_new_event():

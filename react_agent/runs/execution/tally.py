@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.messages import AnyMessage, HumanMessage
 
-from react_agent.runs.events import RunResult
+from react_agent.runs.events.events import RunResult
 
 
 class ResultTally:

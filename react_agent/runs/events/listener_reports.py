@@ -12,8 +12,8 @@ from sqlglot import exp
 
 from react_agent.errors import classify_exception
 from react_agent.guard.sql_guard import QueryRejected, parse_statement
-from react_agent.runs.event_sink import current_event_sink
-from react_agent.runs.listeners import (
+from react_agent.runs.events.event_sink import current_event_sink
+from react_agent.runs.events.listeners import (
     ModelCalled,
     ModelOutcome,
     QueryFinished,

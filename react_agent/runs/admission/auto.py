@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from react_agent.runs.admission import Admission
+from react_agent.runs.admission.queue import Admission
 
 RUNS_PER_CORE = 16
 """Runs at once per core at first (32 on 2 cores: bench/results/admission-and-slow-model.md)."""

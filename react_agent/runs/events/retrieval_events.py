@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 
 from react_agent.graph.node_names import RETRIEVE_EXAMPLES
-from react_agent.runs.event_sink import current_event_sink
-from react_agent.runs.events import NodeFinished
-from react_agent.runs.tool_events import ToolCalled, ToolReturned
+from react_agent.runs.events.event_sink import current_event_sink
+from react_agent.runs.events.events import NodeFinished
+from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 from react_agent.timestamps import now_timestamp
 
 

@@ -12,9 +12,9 @@ from react_agent.approval.pending import close_pending_approval, pending_approva
 from react_agent.graph.messages import message_text, stamped
 from react_agent.graph.node_names import AGENT
 from react_agent.graph.state import new_question_state
-from react_agent.runs.events import NodeFinished
-from react_agent.runs.tally import ResultTally
-from react_agent.runs.turn_repair import close_unfinished_turn
+from react_agent.runs.events.events import NodeFinished
+from react_agent.runs.execution.tally import ResultTally
+from react_agent.runs.execution.turn_repair import close_unfinished_turn
 
 
 def new_thread_snapshot(config: dict[str, Any]) -> StateSnapshot:

@@ -8,17 +8,17 @@ from langchain_core.messages import AIMessage
 
 from react_agent.approval.decisions import ApprovalDecision
 from react_agent.errors import ServiceError
-from react_agent.runs.events import NodeFinished, RunFailed, RunFinished, RunStarted
-from react_agent.runs.listener_reports import tables_read
-from react_agent.runs.listeners import (
+from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished, RunStarted
+from react_agent.runs.events.listener_reports import tables_read
+from react_agent.runs.events.listeners import (
     ModelCalled,
     QueryFinished,
     RunAccepted,
     RunListeners,
 )
+from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 from react_agent.runs.run import Run
 from react_agent.runs.run_flags import RunFlags
-from react_agent.runs.tool_events import ToolCalled, ToolReturned
 from tests.react_agent.subagents.test_delegate import (
     QUESTION,
     SALES_SQL,

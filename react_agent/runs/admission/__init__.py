@@ -1,0 +1,1 @@
+"""Admission: how many runs at once (a FIFO beyond the limit, auto-sized) and busy threads."""

@@ -1,0 +1,1 @@
+"""A run's events: what it reports, its log, the sink inside its graph, and who listens."""
