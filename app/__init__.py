@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
-from app.app_state import (
+from app.http.app_state import (
     agent_service_of,
     install_app_state,
     set_agent_service,
@@ -18,8 +18,9 @@ from app.app_state import (
     startup_failure_of,
     thread_id_clock_of,
 )
-from app.auth import install_api_keys, load_api_keys
-from app.errors import register_error_handlers
+from app.asking.thread_ids import ThreadIdClock
+from app.http.auth import install_api_keys, load_api_keys
+from app.http.errors import register_error_handlers
 from app.mcp.server import build_mcp_server
 from app.mcp.tools import DataTools
 from app.observability.setup import install_observability, open_streams_gauge
@@ -43,6 +44,7 @@ from app.routes import (
     suggestions,
     training_data,
     usage,
+    whoami,
 )
 from app.streaming.runs import StreamRuns
 from config import Settings
@@ -91,7 +93,7 @@ def create_app(
     app.config["BODY_TIMEOUT"] = settings.body_timeout
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    install_app_state(app, settings)
+    install_app_state(app, settings, ThreadIdClock())
     install_observability(app, settings)  # first: its hooks see every request
     exit_stack = AsyncExitStack()
 
@@ -139,6 +141,7 @@ def create_app(
     )
     app.register_blueprint(runs.blueprint)
     app.register_blueprint(suggestions.blueprint)
+    app.register_blueprint(whoami.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

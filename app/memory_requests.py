@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from quart import g
 
-from app.app_state import agent_service
-from app.asking.validation import MAX_THREAD_ID_CHARS, MAX_USER_ID_CHARS
-from app.errors import request_lang
+from app.http.app_state import agent_service
+from app.http.errors import request_lang
+from app.http.ids import MAX_THREAD_ID_CHARS, MAX_USER_ID_CHARS
 from react_agent.errors import bad_request
 from react_agent.memory.items import MAX_CONTENT_CHARS, MAX_QUESTION_CHARS
 from react_agent.memory.store import Memory

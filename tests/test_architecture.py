@@ -32,9 +32,16 @@ MODULES = _modules()
 
 
 def _imports(path: Path) -> set[str]:
-    """Return the modules of ours that `path` imports, anywhere in it (lazy imports too)."""
+    """Return the modules of ours that `path` imports, anywhere in it (lazy imports too).
+
+    Imports under `if TYPE_CHECKING:` are left out: they name types, nothing runs them.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            node.body = []
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -141,41 +148,19 @@ def _room(module: str) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
-# The imports that still run back up from app's ground floor (app_state, envelope, errors,
-# auth, schemas) to the rooms above it: issue #53.1 removes them. Only these may close a
-# loop between rooms; a new one fails, and one removed must leave this list too.
-KNOWN_BACK_UP = {
-    "app.app_state -> app.asking.thread_ids",
-    "app.app_state -> app.streaming.runs",
-    "app.auth -> app.asking.bodies",
-    "app.envelope -> app.asking.faults",
-    "app.errors -> app.asking.validation",
-    "app.errors -> app.openai_compat.errors",
-    "app.schemas.datasets -> app.asking.validation",
-}
-
-
 def _room_edges() -> dict[str, dict[str, str]]:
-    """Return room -> imported room -> one module import behind it (KNOWN_BACK_UP left out)."""
+    """Return room -> imported room -> one module import behind it."""
     edges: dict[str, dict[str, str]] = {}
     for module, targets in GRAPH.items():
         for target in sorted(targets):
             source, imported = _room(module), _room(target)
-            if f"{module} -> {target}" in KNOWN_BACK_UP:
-                continue
             if source and imported and source != imported:
                 edges.setdefault(source, {}).setdefault(imported, f"{module} -> {target}")
     return edges
 
 
-def test_the_known_imports_back_up_are_still_there():
-    """When #53.1 removes one, it leaves KNOWN_BACK_UP too, so the list only shrinks."""
-    present = {f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets}
-    assert sorted(KNOWN_BACK_UP - present) == []
-
-
 def test_there_is_no_import_cycle_between_rooms():
-    """Rooms (react_agent.graph, app.asking, app.auth, bench.report, ...) depend one way."""
+    """Rooms (react_agent.graph, app.asking, app.http.auth, bench.report, ...) depend one way."""
     edges = _room_edges()
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
@@ -320,7 +305,7 @@ def test_nothing_of_the_service_imports_the_benchmark():
 ERROR_BODY_MAKERS = {"error_envelope", "openai_error_body"}
 """The two functions that make an error's body."""
 ERROR_BODY_PLACES = {
-    "app.errors": "`app/errors.py`",
+    "app.http.errors": "`app/http/errors.py`",
     "app.server.asgi": "`app/server/asgi.send_error`",
     "app.streaming.events": "`app/streaming/events.error_event_envelope`",
     "app.openai_compat.routes": "`app/openai_compat/routes.py`",

@@ -1,7 +1,7 @@
 """Accepting an ask request: validating it for a route, then admitting it on every surface.
 
 Both ask routes (sync and stream) call `accept`; every surface then calls `admit`. `accept`
-records two things on `quart.g`, read by `app.errors` when it turns a ServiceError into the
+records two things on `quart.g`, read by `app.http.errors` when it turns a ServiceError into the
 envelope:
 
 - `g.lang`: the request's language, set before validation so that even a rejected request
@@ -18,18 +18,18 @@ from typing import Any
 
 from quart import current_app, g, request
 
-from app.app_state import (
-    agent_service,
-    agent_service_of,
-    app_settings,
-    thread_id_clock,
-)
 from app.asking.access import request_actor, with_key_user
 from app.asking.quotas import admit_question
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
-from app.auth import authorize_user
+from app.http.app_state import (
+    agent_service,
+    agent_service_of,
+    app_settings,
+    thread_id_clock,
+)
+from app.http.auth import authorize_user
 from config import Settings, resolve_lang
 from react_agent.access.actor import Actor
 from react_agent.access.stricter import allows_nothing

@@ -7,8 +7,8 @@ from typing import Any
 
 from quart import g
 
-from app.asking.validation import GUEST_USER_ID
-from app.auth import ApiKey, authorize_user
+from app.http.auth import ApiKey, authorize_user
+from app.http.ids import GUEST_USER_ID
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.service import AgentService

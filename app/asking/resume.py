@@ -6,9 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.asking.validation import (
-    AskBody,
-    AskRequest,
+from app.asking.validation import AskBody, AskRequest
+from app.http.ids import (
     check_thread_id_format,
     check_thread_owner,
     check_user_id,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from quart import g
 
-from app.asking.validation import (
+from app.http.auth import authorize_user
+from app.http.ids import (
     MAX_USER_ID_CHARS,
     check_thread_id_format,
     check_thread_owner,
     check_user_id,
 )
-from app.auth import authorize_user
 
 
 class ThreadQuery(BaseModel):

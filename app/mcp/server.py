@@ -23,7 +23,7 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from app.auth import ApiKey
+from app.http.auth import ApiKey
 from app.mcp.elicitation import person_asker
 from app.mcp.prompts import add_prompts
 from app.mcp.resources import JSON_TYPE, SCHEMA_URI, DataResources

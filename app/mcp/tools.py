@@ -16,8 +16,9 @@ from app.asking.access import actor_and_scope
 from app.asking.approval_data import approval_fields
 from app.asking.start import start_run
 from app.asking.thread_ids import ThreadIdClock
-from app.asking.validation import AskRequest, check_thread_owner, validate_ask_request
-from app.auth import ApiKey
+from app.asking.validation import AskRequest, validate_ask_request
+from app.http.auth import ApiKey
+from app.http.ids import check_thread_owner
 from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from app.auth import redact_query_key
+from app.http.auth import redact_query_key
 from react_agent.log_context import current_log_ids
 
 MASK = "***"

@@ -55,7 +55,7 @@ def open_streams_gauge(settings: Settings) -> Any | None:
 
 def configured_secrets(settings: Settings) -> list[str]:
     """Return the secrets the settings hold (API keys, the LLM's key, the URLs' passwords)."""
-    from app.auth import load_api_keys
+    from app.http.auth import load_api_keys
 
     secrets = [key.secret.decode() for key in load_api_keys(settings).keys]
     if settings.openai_api_key is not None:

@@ -7,6 +7,7 @@ from typing import Any
 from react_agent.errors import ServiceError
 
 OPENAI_PATH_PREFIX = "/v1/"
+"""The paths of the OpenAI-compatible API, whose errors are in OpenAI's format."""
 
 _TYPES_BY_STATUS = {
     400: "invalid_request_error",
@@ -32,7 +33,3 @@ def openai_error_body(error: ServiceError) -> dict[str, Any]:
         }
     }
 
-
-def is_openai_path(path: str) -> bool:
-    """Whether a request path belongs to the OpenAI-compatible API."""
-    return path.startswith(OPENAI_PATH_PREFIX)

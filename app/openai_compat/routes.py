@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
 from quart import Blueprint, Response, current_app, g, request
 from quart_schema import document_request, document_response
 
-from app.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
 from app.asking.accept import admit, with_service_pauses
 from app.asking.access import request_actor, with_key_user
-from app.asking.bodies import read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskRequest, validate_ask_request
-from app.auth import authorize_user
-from app.openai_compat.errors import openai_error_body
+from app.http.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
+from app.http.auth import authorize_user
+from app.http.bodies import read_json_object
+from app.http.errors import add_error_format
+from app.openai_compat.errors import OPENAI_PATH_PREFIX, openai_error_body
 from app.openai_compat.parameters import refuse_unsupported_parameters
 from app.openai_compat.pauses import decision_for_reply, pause_markdown
 from app.openai_compat.replies import (
@@ -40,7 +41,17 @@ from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished,
 from react_agent.runs.run import Run
 from react_agent.runs.runner import AgentRunner
 
+if TYPE_CHECKING:
+    from flask.sansio.blueprints import BlueprintSetupState
+
 blueprint = Blueprint("openai_chat", __name__)
+
+
+@blueprint.record_once
+def _answer_errors_in_openai_format(state: BlueprintSetupState) -> None:
+    """Every error under /v1/ (a 404 or 401 included) gets OpenAI's error object."""
+    add_error_format(state.app, OPENAI_PATH_PREFIX, openai_error_body)
+
 
 T = TypeVar("T")
 

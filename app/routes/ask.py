@@ -5,14 +5,14 @@ from __future__ import annotations
 from quart import Blueprint, g, request
 from quart_schema import deprecate, document_request, document_response
 
-from app.app_state import agent_service
 from app.asking.accept import accept_unique, ask_response_headers
 from app.asking.approval_data import build_awaiting_approval_data
-from app.asking.bodies import read_json_object
 from app.asking.final_data import build_final_data
 from app.asking.start import start_run
 from app.asking.validation import AskBody
-from app.envelope import success_envelope
+from app.http.app_state import agent_service
+from app.http.bodies import read_json_object
+from app.http.envelope import success_envelope
 from app.openapi import document_errors
 from app.schemas.ask import AskEnvelope
 

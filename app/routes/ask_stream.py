@@ -13,13 +13,13 @@ from quart_schema import (
     document_response,
 )
 
-from app.app_state import agent_service, app_settings, stream_runs
 from app.asking.accept import accept_unique, ask_response_headers
-from app.asking.bodies import query_args_payload, read_json_object
 from app.asking.start import start_run
 from app.asking.validation import AskBody
-from app.auth import owns, request_values, users_named
-from app.errors import request_lang
+from app.http.app_state import agent_service, app_settings, stream_runs
+from app.http.auth import owns, request_values, users_named
+from app.http.bodies import query_args_payload, read_json_object
+from app.http.errors import request_lang
 from app.schemas.stream import NoContent, StreamEvent, StreamHeaders
 from app.streaming.events import StreamContext
 from app.streaming.follow import batches_to_resume, error_stream, follow_in_trace, follow_run

@@ -5,11 +5,11 @@ from __future__ import annotations
 from quart import Blueprint, g, request
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service
-from app.asking.bodies import read_json_object
 from app.asking.thread_access import ThreadQuery, owned_thread
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service
+from app.http.bodies import read_json_object
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.page import EditedConversationEnvelope
 from react_agent.conversations.history import read_conversation

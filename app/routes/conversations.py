@@ -9,14 +9,14 @@ from pydantic import BaseModel, Field
 from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service, agent_service_of
 from app.asking.access import request_actor, without_sql
 from app.asking.approval_data import approval_fields, pause_status
 from app.asking.subagent_status import running_subagents
 from app.asking.thread_access import ThreadQuery, owned_thread
-from app.asking.validation import check_user_id
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service, agent_service_of
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
+from app.http.ids import check_user_id
 from app.openapi import document_errors
 from app.schemas.conversations import (
     ConversationEnvelope,

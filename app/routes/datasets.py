@@ -6,11 +6,11 @@ from quart import Blueprint, g, request
 from quart_schema import document_response, validate_querystring
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from app.app_state import agent_service
-from app.asking.validation import GUEST_USER_ID, check_user_id
-from app.auth import authorize_user
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service
+from app.http.auth import authorize_user
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
+from app.http.ids import GUEST_USER_ID, check_user_id
 from app.openapi import document_errors
 from app.schemas.datasets import (
     DatasetEnvelope,

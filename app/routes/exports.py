@@ -7,12 +7,12 @@ import re
 from quart import Blueprint, Response, g, request
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service
 from app.asking.accept import dataset_source
 from app.asking.access import request_actor
 from app.asking.quotas import admit_question
 from app.asking.thread_access import ThreadQuery, owned_thread
-from app.errors import request_lang
+from app.http.app_state import agent_service
+from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.exports import CsvFile
 from react_agent.audit.exports import ExportAudit, audited_csv_export

@@ -5,11 +5,11 @@ from __future__ import annotations
 from quart import Blueprint, g, request
 from quart_schema import document_querystring, document_request, document_response
 
-from app.app_state import agent_service, app_settings
-from app.asking.bodies import read_json_object
-from app.asking.validation import check_thread_id_format, check_thread_owner
-from app.auth import owns, require_admin
-from app.envelope import success_envelope
+from app.http.app_state import agent_service, app_settings
+from app.http.auth import owns, require_admin
+from app.http.bodies import read_json_object
+from app.http.envelope import success_envelope
+from app.http.ids import check_thread_id_format, check_thread_owner
 from app.memory_requests import (
     AddToTrainingBody,
     FeedbackAddBody,

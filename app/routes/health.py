@@ -5,10 +5,10 @@ from __future__ import annotations
 from quart import Blueprint, Response, current_app, g, jsonify, request
 from quart_schema import document_response
 
-from app.app_state import agent_service
-from app.auth import API_KEY_QUERY_PARAMETER, api_keys_of, bearer_token
-from app.envelope import success_envelope
-from app.errors import ServiceErrorWithData, request_lang
+from app.http.app_state import agent_service
+from app.http.auth import API_KEY_QUERY_PARAMETER, api_keys_of, bearer_token
+from app.http.envelope import success_envelope
+from app.http.errors import ServiceErrorWithData, request_lang
 from app.schemas.health import HealthEnvelope
 from react_agent.errors import ServiceError
 from react_agent.service import check_components, describe_components

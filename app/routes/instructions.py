@@ -7,11 +7,11 @@ from datetime import date
 from quart import Blueprint, request
 from quart_schema import document_request, document_response
 
-from app.app_state import agent_service, app_settings
-from app.asking.bodies import read_json_object
-from app.auth import require_admin
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service, app_settings
+from app.http.auth import require_admin
+from app.http.bodies import read_json_object
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
 from app.memory_requests import parse_body
 from app.openapi import document_errors
 from app.schemas.instructions import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 from quart import Blueprint, Response, jsonify
 from quart_schema import document_response
 
-from app.app_state import agent_service
-from app.envelope import success_envelope
-from app.errors import ServiceErrorWithData, request_lang
+from app.http.app_state import agent_service
+from app.http.envelope import success_envelope
+from app.http.errors import ServiceErrorWithData, request_lang
 from app.schemas.health import ReadyEnvelope
 from react_agent.service.readiness import check_readiness
 

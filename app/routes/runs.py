@@ -8,12 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from quart import Blueprint, request
 from quart_schema import document_querystring, document_request, document_response
 
-from app.app_state import stream_runs
-from app.asking.bodies import optional_json_object
-from app.asking.validation import MAX_USER_ID_CHARS, check_user_id
-from app.auth import owns
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import stream_runs
+from app.http.auth import owns
+from app.http.bodies import optional_json_object
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
+from app.http.ids import MAX_USER_ID_CHARS, check_user_id
 from app.openapi import document_errors
 from react_agent.errors import ServiceError, bad_request
 from react_agent.runs.store.events import RUNNING

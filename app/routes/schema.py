@@ -5,11 +5,11 @@ from __future__ import annotations
 from quart import Blueprint
 from quart_schema import document_response
 
-from app.app_state import agent_service, app_settings
 from app.asking.access import caller_user_id, request_actor
-from app.auth import require_admin
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service, app_settings
+from app.http.auth import require_admin
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.schema import SchemaEnvelope, SchemaRefreshEnvelope
 from react_agent.catalog.service import CatalogService

@@ -6,10 +6,10 @@ from pydantic import BaseModel, Field
 from quart import Blueprint
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service, app_settings
 from app.asking.access import caller_user_id, request_actor
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service, app_settings
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.base import OpenModel
 from react_agent.guard.sql_guard import is_table_allowed

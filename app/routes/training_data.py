@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint, g, request
 from quart_schema import document_request, document_response
 
-from app.app_state import app_settings
-from app.asking.bodies import read_json_object
-from app.auth import require_admin
-from app.envelope import success_envelope
+from app.http.app_state import app_settings
+from app.http.auth import require_admin
+from app.http.bodies import read_json_object
+from app.http.envelope import success_envelope
 from app.memory_requests import (
     TrainingCreateBody,
     TrainingDeleteBody,

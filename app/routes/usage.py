@@ -8,10 +8,10 @@ from typing import Any
 from quart import Blueprint, g
 from quart_schema import document_response, validate_querystring
 
-from app.app_state import agent_service
 from app.asking.access import caller_user_id, request_actor
-from app.envelope import success_envelope
-from app.errors import request_lang
+from app.http.app_state import agent_service
+from app.http.envelope import success_envelope
+from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.audit import UsageEnvelope, UsageQuery
 from react_agent.quotas.counters import windows_at

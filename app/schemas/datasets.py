@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.asking.validation import MAX_USER_ID_CHARS
+from app.http.ids import MAX_USER_ID_CHARS
 from app.schemas.base import OpenModel
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import anyio
 from quart import Quart
 
-from app.app_state import app_settings_of
-from app.auth import api_keys_of
-from app.envelope import error_envelope
+from app.http.app_state import app_settings_of
+from app.http.auth import api_keys_of
+from app.http.envelope import error_envelope
 from app.mcp.server import API_KEY_SCOPE_KEY
 from app.observability.mounted_apps import observed_app
 from config import resolve_lang

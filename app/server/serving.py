@@ -13,7 +13,7 @@ from hypercorn.config import Config, Sockets
 from hypercorn.utils import wrap_app
 
 from app import create_app
-from app.app_state import agent_service_of, startup_failure_of
+from app.http.app_state import agent_service_of, startup_failure_of
 from app.server.asgi import ServiceASGI
 from app.server.binding import bind_sockets
 from app.server.opening import OpenedBeforeServing

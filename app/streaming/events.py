@@ -8,7 +8,7 @@ from typing import Any
 from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
 from app.asking.guard_reasons import guard_reason_for_people
-from app.envelope import error_envelope, success_envelope
+from app.http.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, QUEUED, START

@@ -24,7 +24,7 @@ from typing import Any
 
 from quart import Quart, request
 
-from app.envelope import success_envelope
+from app.http.envelope import success_envelope
 from app.server.serving import hypercorn_config, run_event_loop
 from app.streaming.sse import SSE_HEADERS, encode_sse_event
 from config import Settings

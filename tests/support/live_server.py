@@ -13,7 +13,7 @@ from hypercorn.config import Config
 from quart import Quart
 from quart.signals import got_serving_exception
 
-from app.app_state import startup_failure_of
+from app.http.app_state import startup_failure_of
 from app.server.asgi import ServiceASGI
 
 

@@ -15,9 +15,9 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.access import actor_and_scope
-from app.auth import api_keys_of, parse_api_keys
+from app.http.app_state import agent_service_of, thread_id_clock_of
+from app.http.auth import api_keys_of, parse_api_keys
 from app.mcp.tools import DataTools
 from react_agent.errors import ConfigurationError
 from react_agent.sample_data import SAMPLE_DB_PATH

@@ -6,7 +6,7 @@ import pytest
 from pydantic import SecretStr
 
 from app import create_app
-from app.auth import parse_api_keys
+from app.http.auth import parse_api_keys
 from react_agent.errors import ConfigurationError
 
 ODD_LISTS = {

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from app.auth import ACCESS_LOG_REDACTION, parse_api_keys
+from app.http.auth import ACCESS_LOG_REDACTION, parse_api_keys
 from tests.app.mcp.test_mcp_server import http_session
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer

@@ -20,8 +20,8 @@ import psycopg
 import pytest
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of, thread_id_clock_of
-from app.auth import api_keys_of
+from app.http.app_state import agent_service_of, thread_id_clock_of
+from app.http.auth import api_keys_of
 from app.mcp.tools import DataTools
 from react_agent.sample_data.load_postgres import load_into_postgres
 from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies, sqlite_copies

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from react_agent.access.scope import Scope
 from react_agent.access.stricter import stricter_scope
 from react_agent.audit.store import AuditFilter

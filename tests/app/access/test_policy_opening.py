@@ -7,8 +7,8 @@ import os
 import pytest
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
 from app.asking.access import actor_and_scope
+from app.http.app_state import agent_service_of
 from react_agent.errors import ConfigurationError
 from react_agent.service import open_agent_service
 from tests.react_agent.access.conftest import POLICY_FILE

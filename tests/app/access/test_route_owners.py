@@ -21,7 +21,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from react_agent.runs.store.events import RUNNING
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer

@@ -7,7 +7,7 @@ import re
 import pytest
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from config.legacy_messages import legacy_text
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.checkpoint_reads import counted_reads

@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import pytest
 
-from app.app_state import agent_service_of, thread_id_clock_of
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
+from app.http.app_state import agent_service_of, thread_id_clock_of
 from react_agent.databases.postgres_pool import open_pool
 from react_agent.runs.store.open import open_run_store
 from tests.support.live_server import ServiceClient, running_service

@@ -20,7 +20,7 @@ import pytest
 from langchain_core.messages import BaseMessage, ToolMessage
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 

@@ -43,7 +43,7 @@ async def audited(settings) -> AsyncIterator[tuple[ServiceClient, ScriptedChatMo
 
 async def flush(client: ServiceClient) -> None:
     """Write what the audit writer has queued (as shutdown would), so reads see it."""
-    from app.app_state import agent_service_of
+    from app.http.app_state import agent_service_of
 
     ledger = agent_service_of(client.app).ledger
     await ledger.writer.flush()

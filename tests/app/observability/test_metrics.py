@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from config import Settings
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from tests.conftest import SAMPLE_QUESTION
 from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool

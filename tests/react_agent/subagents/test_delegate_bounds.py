@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from app.app_state import agent_service_of
+from app.http.app_state import agent_service_of
 from tests.support.live_server import running_service
 from tests.support.routed_model import RoutedChatModel
 from tests.support.scripted_model import ScriptedChatModel, answer

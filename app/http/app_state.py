@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from quart import Quart, current_app
 
-from app.asking.thread_ids import ThreadIdClock
-from app.streaming.runs import StreamRuns
-from config import Settings
-from react_agent.service import AgentService
+if TYPE_CHECKING:  # types only: the ground floor imports nothing above it
+    from app.asking.thread_ids import ThreadIdClock
+    from app.streaming.runs import StreamRuns
+    from config import Settings
+    from react_agent.service import AgentService
 
 _SETTINGS = "settings"
 _AGENT = "agent"
@@ -16,10 +19,10 @@ _THREAD_ID_CLOCK = "thread_id_clock"
 _STARTUP_FAILURE = "startup_failure"
 
 
-def install_app_state(app: Quart, settings: Settings) -> None:
-    """Keep the settings and a thread-id clock on `app` (the rest comes at start-up)."""
+def install_app_state(app: Quart, settings: Settings, clock: ThreadIdClock) -> None:
+    """Keep the settings and the thread-id clock on `app` (the rest comes at start-up)."""
     app.extensions[_SETTINGS] = settings
-    app.extensions[_THREAD_ID_CLOCK] = ThreadIdClock()
+    app.extensions[_THREAD_ID_CLOCK] = clock
 
 
 def set_stream_runs(app: Quart, runs: StreamRuns) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.asking.faults import InputFaults
+from app.http.faults import InputFaults
 from config import DEFAULT_LANG, localize, resolve_lang
 from config.legacy_messages import legacy_text
 from react_agent.errors import ServiceError

@@ -12,13 +12,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 from quart import Quart, Request, current_app, g, request
-from quart_schema import document_response
 
-from app.asking.bodies import optional_json_object
-from app.envelope import success_envelope
-from app.errors import request_lang
-from app.openapi import document_errors
-from app.schemas.page import WhoamiEnvelope
+from app.http.bodies import optional_json_object
 from config import Settings
 from react_agent.errors import ConfigurationError, ServiceError
 
@@ -26,8 +21,6 @@ OPEN_PATHS = frozenset({"/", "/health", "/ready", "/api/v0/ready"})
 """Paths anyone may fetch: the page itself, the health check and readiness (for probes)."""
 OPEN_PREFIXES = ("/static/",)
 """The page's own files."""
-WHOAMI_PATH = "/api/v0/whoami"
-"""Whom the request's key acts for: the page fills in a key's one bound user from it."""
 API_KEY_QUERY_PARAMETER = "api_key"
 """Where a browser's EventSource, which cannot send headers, puts the key."""
 USER_FIELDS = ("user_id", "user")
@@ -306,20 +299,6 @@ def install_api_keys(app: Quart, keys: ApiKeys) -> None:
     """Check the key of every request but the open ones, and the users its path names."""
     app.extensions[_API_KEYS] = keys
     logging.getLogger("hypercorn.access").addFilter(ACCESS_LOG_REDACTION)
-
-    @app.get(WHOAMI_PATH)
-    @document_response(WhoamiEnvelope, 200)
-    @document_errors(401)
-    async def whoami() -> dict:
-        """Say whom the request's key acts for: its one bound user, its users, or anyone."""
-        key: ApiKey | None = getattr(g, "api_key", None)
-        users = sorted(key.users) if key is not None and key.users is not None else None
-        data = {
-            "keys_required": api_keys_of(current_app).enabled,
-            "user_id": users[0] if users and len(users) == 1 else None,
-            "users": users,
-        }
-        return success_envelope(data, request_lang())
 
     @app.before_request
     async def require_api_key() -> None:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from quart import Quart, Response, g, jsonify, request
+from quart import Quart, Response, current_app, g, jsonify, request
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
-from app.asking.validation import describe_validation_error
-from app.envelope import error_envelope
-from app.openai_compat.errors import is_openai_path, openai_error_body
+from app.http.envelope import error_envelope
+from app.http.ids import describe_validation_error
 from config import resolve_lang
 from react_agent.errors import ServiceError
 
@@ -46,6 +46,20 @@ class ServiceErrorWithData(ServiceError):
         self.extra = extra
 
 
+ErrorBody = Callable[[ServiceError], dict[str, Any]]
+"""Makes the body of an error in a format of its own (OpenAI's on /v1/)."""
+_ERROR_FORMATS = "error_formats"
+
+
+def add_error_format(app: Quart, path_prefix: str, body_of: ErrorBody) -> None:
+    """Have errors on paths under `path_prefix` answered with `body_of(error)`, not the envelope.
+
+    A blueprint with a format of its own registers it (the OpenAI route does, for /v1/): the
+    handlers stay one, for every path, so a 404 under the prefix is in its format too.
+    """
+    app.extensions.setdefault(_ERROR_FORMATS, []).append((path_prefix, body_of))
+
+
 def request_lang() -> str:
     """Return the language of this request: validated `lang`, query `lang`, Accept-Language."""
     lang = getattr(g, "lang", None)
@@ -55,13 +69,14 @@ def request_lang() -> str:
 
 
 def error_response(error: ServiceError) -> Response:
-    """Return the envelope response of `error` (OpenAI's error format on /v1 routes)."""
+    """Return the envelope response of `error` (or a format added for its path)."""
     g.error_type = error.error_type  # for the metrics' admission rejections
-    if is_openai_path(request.path):
-        response = jsonify(openai_error_body(error))
-        response.status_code = error.status
-        _add_retry_after(response, error)
-        return response
+    for prefix, body_of in current_app.extensions.get(_ERROR_FORMATS, ()):
+        if request.path.startswith(prefix):
+            response = jsonify(body_of(error))
+            response.status_code = error.status
+            _add_retry_after(response, error)
+            return response
     body = error_envelope(
         error,
         request_lang(),
