@@ -97,6 +97,24 @@ def test_routes_import_no_other_route():
     assert crossings == []
 
 
+GRAPH_REACHES = {"graph", "checkpointer", "aget_state", "aupdate_state", "adelete_thread"}
+"""What app/ would touch to reach the compiled graph or its checkpointer."""
+
+
+def test_the_web_layer_reaches_conversations_only_through_the_agent_service():
+    """app/ reads, edits and deletes conversations by service.conversations(), never the graph."""
+    reaches = [
+        f"{module}:{node.lineno} .{node.attr}"
+        for module, path in MODULES.items()
+        if module.startswith("app.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in GRAPH_REACHES
+    ]
+    assert reaches == []
+    for reader in ("thread_index", "continuation"):
+        assert _importers("app", f"react_agent.conversations.{reader}") == []
+
+
 def test_runs_and_conversations_do_not_import_each_other():
     assert _importers("react_agent.runs", "react_agent.conversations") == []
     assert _importers("react_agent.conversations", "react_agent.runs") == []

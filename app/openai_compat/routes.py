@@ -34,8 +34,6 @@ from app.openai_compat.replies import (
 )
 from app.openai_compat.schemas import ChatCompletion, ChatCompletionRequest, ModelList, OpenAIError
 from app.streaming.sse import SSE_HEADERS, encode_sse_comment
-from react_agent.approval.pending import pending_approval
-from react_agent.conversations.continuation import find_continued_thread
 from react_agent.errors import ServiceError, bad_request
 from react_agent.runs.events.events import NodeFinished, RunFailed, RunFinished, RunResult
 from react_agent.runs.run import Run
@@ -127,8 +125,8 @@ async def start_or_resume(runner: AgentRunner, ask: AskRequest) -> Run:
     """
     resume = None
     if not ask.is_new_thread:
-        snapshot = await runner.graph.aget_state(runner.config_for(ask.thread_id))
-        if (pause := pending_approval(snapshot)) is not None:
+        pause = await agent_service().conversations().pending_pause(ask.thread_id)
+        if pause is not None:
             resume = decision_for_reply(ask.question, pause)
     return await start_run(runner, ask, resume=resume)
 
@@ -170,8 +168,8 @@ async def continued(ask: AskRequest, body: ChatCompletionRequest) -> AskRequest:
     replies = [_text(m.content) for m in body.messages[:-1] if m.role == "assistant"]
     if not questions or not replies:
         return ask
-    runner = agent_service().require_runner()
-    thread_id = await find_continued_thread(runner.graph, ask.user_id, questions, replies[-1])
+    conversations = agent_service().conversations()
+    thread_id = await conversations.continued_thread(ask.user_id, questions, replies[-1])
     if thread_id is None:
         return ask
     g.conversation_id = thread_id

@@ -12,7 +12,6 @@ from app.http.envelope import success_envelope
 from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.page import EditedConversationEnvelope
-from react_agent.conversations.history import read_conversation
 from react_agent.errors import ServiceError
 
 blueprint = Blueprint("conversation_edits", __name__)
@@ -22,10 +21,10 @@ MAX_TITLE_CHARS = 100
 
 async def idle_conversation(thread_id: str) -> dict:
     """Return the conversation, or raise 404 when it has none, 409 while a question runs."""
-    runner = agent_service().require_runner()
-    if await runner.locks.is_running(thread_id):
+    conversations = agent_service().conversations()
+    if await conversations.is_running(thread_id):
         raise ServiceError(409, "THREAD_BUSY", f"conversation {thread_id} is answering")
-    conversation = await read_conversation(runner.graph, thread_id)
+    conversation = await conversations.read(thread_id)
     if conversation is None:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
     return conversation
@@ -47,11 +46,10 @@ async def rename_conversation(thread_id: str, query_args: ThreadQuery) -> dict:
     if conversation["next_nodes"]:
         # A paused run (approval) resumes from its checkpoint; a new one would move it.
         raise ServiceError(409, "THREAD_BUSY", f"conversation {thread_id} waits for a decision")
-    graph = agent_service().require_runner().graph
-    config = {"configurable": {"thread_id": thread_id}}
-    await graph.aupdate_state(config, {"custom_title": " ".join(title.split()) or None})
+    title = " ".join(title.split()) or None
+    renamed = await agent_service().conversations().rename(thread_id, title)
     data = {"thread_id": thread_id, "conversation_id": thread_id, "user_id": user_id}
-    data["title"] = (await read_conversation(graph, thread_id) or conversation)["title"]
+    data["title"] = (renamed or conversation)["title"]
     return success_envelope(data, g.lang)
 
 
@@ -64,6 +62,6 @@ async def delete_conversation(thread_id: str, query_args: ThreadQuery) -> dict:
     g.lang = request_lang()
     user_id = owned_thread(thread_id, query_args.user_id)
     await idle_conversation(thread_id)
-    await agent_service().require_runner().graph.checkpointer.adelete_thread(thread_id)
+    await agent_service().conversations().delete(thread_id)
     data = {"thread_id": thread_id, "conversation_id": thread_id, "user_id": user_id}
     return success_envelope({**data, "deleted": True}, g.lang)

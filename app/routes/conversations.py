@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
@@ -25,28 +24,17 @@ from app.schemas.conversations import (
 )
 from config import node_display
 from react_agent.approval.pending import describe_interrupt
-from react_agent.conversations.history import (
-    conversation_blocks,
-    read_conversation,
-    visible_history,
-)
+from react_agent.conversations.history import conversation_blocks, visible_history
 from react_agent.conversations.questions import conversation_title, last_question
-from react_agent.conversations.thread_index import (
-    count_thread_checkpoints,
-    count_user_threads,
-    list_thread_ids,
-)
 from react_agent.errors import ServiceError
-from react_agent.graph.messages import message_text
 from react_agent.results.turn_results import conversation_turns
-from react_agent.runs.runner import AgentRunner
+from react_agent.service.conversations import SEARCH_SCAN_LIMIT
 from react_agent.timestamps import now_timestamp
 
 blueprint = Blueprint("conversations", __name__)
 
 DEFAULT_LIST_LIMIT = 10
 MAX_LIST_LIMIT = 50
-SEARCH_SCAN_LIMIT = 200
 
 
 class ConversationListQuery(BaseModel):
@@ -77,11 +65,6 @@ class UserConversationQuery(BaseModel):
     lang: str | None = Field(default=None, description="zh-CN (default) or en-US.")
 
 
-def conversation_runner() -> AgentRunner:
-    """Return the runner, whose graph and checkpointer hold the conversations."""
-    return agent_service().require_runner()
-
-
 def clamp_list_limit(limit: int) -> int:
     """Return `limit` moved into 1–50, as the replaced service did instead of refusing it."""
     return max(1, min(MAX_LIST_LIMIT, limit))
@@ -94,37 +77,22 @@ def clamp_list_limit(limit: int) -> int:
 async def list_conversations(user_id: str, query_args: ConversationListQuery) -> dict:
     """List a user's conversations, most recently updated first."""
     g.lang = request_lang()
-    runner = conversation_runner()
-    checkpointer = runner.graph.checkpointer
     limit = clamp_list_limit(query_args.limit)
-    search = (query_args.q or "").strip().casefold()
-    scan = SEARCH_SCAN_LIMIT if search else limit
-    thread_ids = await list_thread_ids(checkpointer, check_user_id(user_id), scan)
-    conversations = []
-    for thread_id in thread_ids:
-        conversation = await read_conversation(runner.graph, thread_id)
-        if conversation is not None and matches_search(conversation, search):
-            conversations.append(conversation_summary(user_id, thread_id, conversation))
-        if len(conversations) == limit:
-            break
+    page = await agent_service().conversations().page(
+        check_user_id(user_id), limit, query_args.q or ""
+    )
+    conversations = [
+        conversation_summary(user_id, thread_id, conversation)
+        for thread_id, conversation in page.conversations
+    ]
     data = {
         "user_id": user_id,
         "conversations": conversations,
         "count": len(conversations),
-        "total_count": await count_user_threads(checkpointer, user_id),
+        "total_count": page.total_count,
         "limit": limit,
     }
     return success_envelope(data, g.lang)
-
-
-def matches_search(conversation: dict, search: str) -> bool:
-    """Whether a conversation's title or one of its questions contains `search` (casefolded)."""
-    if not search:
-        return True
-    texts = [conversation["title"]] + [
-        message_text(m) for m in conversation["messages"] if isinstance(m, HumanMessage)
-    ]
-    return any(search in text.casefold() for text in texts)
 
 
 def conversation_summary(user_id: str, thread_id: str, conversation: dict) -> dict[str, Any]:
@@ -172,8 +140,9 @@ async def get_user_conversation(
 
 async def conversation_detail(thread_id: str, user_id: str, include_tools: bool) -> dict:
     """Return the data of one conversation, or raise 404 when the thread has none."""
-    runner = conversation_runner()
-    conversation = await read_conversation(runner.graph, thread_id)
+    runner = agent_service().require_runner()
+    conversations = agent_service().conversations()
+    conversation = await conversations.read(thread_id)
     if conversation is None:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
     data = {
@@ -183,7 +152,7 @@ async def conversation_detail(thread_id: str, user_id: str, include_tools: bool)
         "title": conversation["title"],
         "conversation_title": conversation_title(conversation["messages"]),
         "message_count": conversation["message_count"],
-        "total_checkpoints": await count_thread_checkpoints(runner.graph.checkpointer, thread_id),
+        "total_checkpoints": await conversations.count_checkpoints(thread_id),
         "created_at": conversation["created_at"],
         "updated_at": conversation["updated_at"],
         "messages": visible_history(conversation["messages"], include_tools),
@@ -213,9 +182,9 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
     """
     g.lang = request_lang()
     user_id = owned_thread(thread_id, query_args.user_id)
-    runner = conversation_runner()
-    running = await runner.locks.is_running(thread_id)
-    conversation = await read_conversation(runner.graph, thread_id)
+    conversations = agent_service().conversations()
+    running = await conversations.is_running(thread_id)
+    conversation = await conversations.read(thread_id)
     if conversation is None and not running:
         raise ServiceError(404, "THREAD_NOT_FOUND", f"no conversation {thread_id}")
     next_nodes = conversation["next_nodes"] if conversation else []
@@ -245,7 +214,8 @@ async def thread_status(thread_id: str, query_args: ThreadQuery) -> dict:
         # What the thread waits for (SQL, or a question) and what a resume must name.
         data["approval"] = approval_fields(approval, thread_id, g.lang)
     if running and conversation is not None:
-        subagents = await running_subagents(runner, thread_id, conversation["messages"], g.lang)
+        messages = conversation["messages"]
+        subagents = await running_subagents(conversations, thread_id, messages, g.lang)
         if subagents:
             data["subagents"] = subagents
     return success_envelope(data, g.lang)

@@ -20,6 +20,7 @@ from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.memory.store import Memory
 from react_agent.runs.runner import AgentRunner
 from react_agent.runs.store.run_store import RunStore
+from react_agent.service.conversations import Conversations
 from react_agent.service.ledger import Ledger
 from react_agent.service.model_reachability import ModelReachability
 
@@ -63,6 +64,10 @@ class AgentService:
             if component in self.problems:
                 raise self.problems[component]
         raise ServiceError(503, "AGENT_NOT_READY", "the agent is not running", can_retry=True)
+
+    def conversations(self) -> Conversations:
+        """Return the conversations the runner's graph keeps, or raise the 503 of no runner."""
+        return Conversations(self.require_runner())
 
     def require_memory(self) -> Memory:
         """Return the memory, or raise the 503 that says why there is none."""
