@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
+from app.asking.thread_ids import ThreadIdClock
 from app.http.app_state import (
     agent_service_of,
     install_app_state,
@@ -18,7 +19,6 @@ from app.http.app_state import (
     startup_failure_of,
     thread_id_clock_of,
 )
-from app.asking.thread_ids import ThreadIdClock
 from app.http.auth import install_api_keys, load_api_keys
 from app.http.errors import register_error_handlers
 from app.mcp.server import build_mcp_server

@@ -1,40 +1,30 @@
-"""Accepting an ask request: validating it for a route, then admitting it on every surface.
+"""Accepting a question, on every surface: the one head, free of Quart.
 
-Both ask routes (sync and stream) call `accept`; every surface then calls `admit`. `accept`
-records two things on `quart.g`, read by `app.http.errors` when it turns a ServiceError into the
-envelope:
-
-- `g.lang`: the request's language, set before validation so that even a rejected request
-  is answered in the language it asked for;
-- `g.conversation_id`: the thread an existing conversation names, so errors say which
-  conversation they are about. A newly made thread id is not recorded here: it only becomes
-  real once its run starts (the route records it then).
+The ask routes (sync and stream, through `app.asking.accept_route`), the OpenAI route and
+the MCP tools each build a `Caller` of what was brought (key, language, surface, payload)
+and call `accept_question`: the same default user (the key's one user), the same key
+check, the same log ids, the actor and scope, the pause settings, then `admit` (quota, a
+new thread id unique everywhere, the dataset opened). What it returns goes to
+`start.start_run`, which hands the run its actor, scope and data source as arguments.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
-from quart import current_app, g, request
-
-from app.asking.access import request_actor, with_key_user
+from app.asking.access import actor_and_scope, with_key_user
 from app.asking.quotas import admit_question
 from app.asking.resume import validate_resume_request
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.asking.validation import AskRequest, validate_ask_request
-from app.http.app_state import (
-    agent_service,
-    agent_service_of,
-    app_settings,
-    thread_id_clock,
-)
-from app.http.auth import authorize_user
-from config import Settings, resolve_lang
+from app.http.auth import ApiKey, check_key_allows
+from config import Settings
 from react_agent.access.actor import Actor
 from react_agent.access.stricter import allows_nothing
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError
 from react_agent.log_context import bind_log_ids
 from react_agent.service import AgentService
@@ -43,26 +33,64 @@ CONVERSATION_ID_IGNORED_WARNING = '299 - "conversation_id ignored: thread_id was
 """The Warning header of an answer to a request whose two differing ids named the thread."""
 
 
-def accept(payload: dict[str, Any]) -> AskRequest:
-    """Validate an ask payload and remember its language and thread for error envelopes."""
-    accept_language = request.headers.get("Accept-Language")
-    requested_lang = payload.get("lang")
-    g.lang = resolve_lang(
-        requested_lang if isinstance(requested_lang, str) else None, accept_language
-    )
-    payload = with_key_user(payload)
+@dataclass(frozen=True)
+class Caller:
+    """What a surface brought with a question.
+
+    Args:
+        payload: The ask fields (question or resume, user_id, thread_id, lang, ...).
+        key: The API key it came with (None: keys are off, or stdio MCP).
+        accept_language: The Accept-Language header, for when the payload has no `lang`.
+        surface: Which surface asks (`ask`, `openai`, `mcp`), in the log lines.
+        decision: A decision the surface already parsed (MCP's answer_pending): a resume.
+
+    """
+
+    payload: Mapping[str, Any]
+    key: ApiKey | None = None
+    accept_language: str | None = None
+    surface: str = "ask"
+    decision: ApprovalDecision | None = None
+
+
+Noticed = Callable[[AskRequest], None]
+"""Told of the request once it is valid (a route keeps its language and thread for errors)."""
+ThreadFinder = Callable[[AskRequest], Awaitable[AskRequest]]
+"""Finds the conversation a new question continues (the OpenAI route's history)."""
+
+
+async def accept_question(
+    service: AgentService,
+    clock: ThreadIdClock,
+    caller: Caller,
+    *,
+    noticed: Noticed | None = None,
+    continued: ThreadFinder | None = None,
+) -> AskRequest:
+    """Accept what `caller` brought: validated, the key checked, its actor, scope and pauses.
+
+    Raises:
+        ServiceError: 400 with the broken rule's code, 403 FORBIDDEN when the key may not
+            act for the asker, 429 QUOTA_EXCEEDED, 404 for a dataset not theirs.
+
+    """
+    payload = with_key_user(caller.payload, caller.key)
     if payload.get("resume") is not None:
-        ask = validate_resume_request(payload, accept_language=accept_language)
+        ask = validate_resume_request(payload, accept_language=caller.accept_language)
     else:
-        ask = validate_ask_request(payload, thread_id_clock(), accept_language=accept_language)
-    g.lang = ask.lang
-    authorize_user(ask.user_id)
-    bind_log_ids(user_id=ask.user_id, thread_id=ask.thread_id)  # the request's log lines
-    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
-    ask = with_service_pauses(replace(ask, actor=actor, scope=scope), app_settings())
-    if not ask.is_new_thread:
-        g.conversation_id = ask.thread_id
-    return ask
+        ask = validate_ask_request(payload, clock, accept_language=caller.accept_language)
+    if caller.decision is not None:
+        ask = replace(ask, resume=caller.decision)
+    check_key_allows(caller.key, ask.user_id)
+    if noticed is not None:
+        noticed(ask)
+    # The request's log lines (and the run's, which starts in this context) say who asks.
+    bind_log_ids(user_id=ask.user_id, thread_id=ask.thread_id, surface=caller.surface)
+    actor, scope = actor_and_scope(service, ask.user_id, caller.key)
+    ask = with_service_pauses(replace(ask, actor=actor, scope=scope), service.settings)
+    if continued is not None:
+        ask = await continued(ask)
+    return await admit(service, clock, ask)
 
 
 def with_service_pauses(ask: AskRequest, settings: Settings) -> AskRequest:
@@ -86,18 +114,12 @@ def ask_response_headers(ask: AskRequest) -> dict[str, str]:
     return {}
 
 
-async def accept_unique(payload: dict[str, Any]) -> AskRequest:
-    """Like `accept`, then `admit` it (the ask routes' whole accept path)."""
-    return await admit(agent_service(), thread_id_clock(), accept(payload))
-
-
 async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) -> AskRequest:
     """Admit a validated `ask`: the asker's quota, a new thread id unique everywhere, its dataset.
 
-    The one accept step after validation on every surface: the ask routes (`accept_unique`),
-    the OpenAI route and the MCP tools each validate in their own words, then call this.
-    It reads no Quart request: `service` and `clock` are passed in, because the MCP tools run
-    outside Quart (over the /mcp mount, or stdio with a service of their own).
+    The tail of `accept_question`, the same on every surface. It reads no Quart request:
+    `service` and `clock` are passed in, because the MCP tools run outside Quart (over the
+    /mcp mount, or stdio with a service of their own).
 
     Args:
         service: The agent service (quotas, the run store, datasets).
@@ -120,8 +142,9 @@ async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) ->
     await admit_question(service, actor, ask.scope)
     ask = await with_unique_thread_id(service, clock, ask)
     if ask.dataset_id is not None:
-        # The user's dataset is the data source of the run this request starts next.
-        run_on(await dataset_source(service, ask.user_id, ask.dataset_id))
+        # The user's dataset is the data source of the run (start_run hands it over).
+        source = await dataset_source(service, ask.user_id, ask.dataset_id)
+        ask = replace(ask, data_source=source)
     return ask
 
 

@@ -49,9 +49,14 @@ def caller_user_id(named: str | None = None) -> str:
     return user_id
 
 
-def with_key_user(payload: Mapping[str, Any], user_field: str = "user_id") -> dict[str, Any]:
-    """Return `payload` naming the key's one user when it names no user and no thread."""
-    key: ApiKey | None = getattr(g, "api_key", None)
+def with_key_user(
+    payload: Mapping[str, Any], key: ApiKey | None, user_field: str = "user_id"
+) -> dict[str, Any]:
+    """Return `payload` naming the key's one user when it names no user and no thread.
+
+    The one default-user rule of every surface (the ask routes, OpenAI, MCP): a key bound
+    to one user asks as that user; otherwise a request that names nobody asks as guest.
+    """
     named = any(payload.get(field) for field in (*USER_FIELDS, *THREAD_FIELDS))
     if key is None or key.sole_user is None or named:
         return dict(payload)

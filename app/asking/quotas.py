@@ -1,11 +1,11 @@
 """Admitting a question on every surface: who asks it (the actor), and their quotas.
 
 Every surface calls `admit_question` (through `app.asking.accept.admit`) after validation
-and before the run starts. It makes the actor the current one (the run's listeners read it
-when the run is accepted: the audit records the asker) and takes one question from the
-asker's quota, or raises 429 QUOTA_EXCEEDED with `retry_after` (the Retry-After header,
-`data.retry_after`). Under a token quota, `start.start_run` then holds the run's tokens
-(`run_tokens`, react_agent/quotas/reservations.py) for as long as the run lasts.
+and before the run starts. It takes one question from the asker's quota (the actor goes
+to the run as an argument of `start.start_run`, where the audit reads it), or raises 429
+QUOTA_EXCEEDED with `retry_after` (the Retry-After header, `data.retry_after`). Under a
+token quota, `start.start_run` then holds the run's tokens (`run_tokens`,
+react_agent/quotas/reservations.py) for as long as the run lasts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from react_agent.access.actor import Actor
-from react_agent.access.current import CURRENT_ACTOR
 from react_agent.access.scope import Scope
 from react_agent.quotas.gate import Quotas
 from react_agent.quotas.reservations import TokenReservation, reserve_tokens
@@ -39,7 +38,7 @@ ADMITTED: ContextVar[TokenBudget | None] = ContextVar("admitted_budget", default
 async def admit_question(
     service: AgentService, actor: Actor, scope: Scope | None = None, *, resume: bool = False
 ) -> None:
-    """Make `actor` the current actor and take a question from their quota.
+    """Take a question from `actor`'s quota.
 
     Args:
         service: The agent service (its ledger holds the quotas, when on).
@@ -51,7 +50,6 @@ async def admit_question(
         ServiceError: 429 QUOTA_EXCEEDED with `retry_after` when the asker is over a quota.
 
     """
-    CURRENT_ACTOR.set(actor)
     ADMITTED.set(None)  # never an earlier request's budget (MCP tool calls share a task)
     ledger = service.ledger
     if ledger is not None and ledger.quotas is not None:

@@ -1,8 +1,9 @@
 """Starting an accepted question's run: the one call every surface makes.
 
 The sync and stream routes, the OpenAI-compatible route and the MCP tools accept a
-question each in their own words, then start it here, with everything the accept path
-resolved: the language, the pause switches, the asker and their scope.
+question through `accept.accept_question`, then start it here, with everything it
+resolved as the run's arguments: the language, the pause switches, the asker (actor) and
+their scope, and the data source (a dataset).
 """
 
 from __future__ import annotations
@@ -58,4 +59,5 @@ async def _start(
         ),
         scope=ask.scope,
         actor=ask.actor,
+        source=ask.data_source,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 from app.asking.resume_body import ResumeDecisionBody
 from app.asking.thread_ids import ThreadIdClock
@@ -26,6 +26,7 @@ from config import resolve_lang
 from react_agent.access.actor import Actor
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
+from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
 from react_agent.runs.admission.busy_threads import OnBusy
 
@@ -126,6 +127,8 @@ class AskRequest:
     """What they may see under the access policy; None when there is no policy."""
     dataset_id: str | None = None
     """The asker's dataset the question is about; None for the service's database."""
+    data_source: SQLDatabase | None = None
+    """That dataset, opened by the accept path: the run's data source (None: the service's)."""
 
 
 def validate_ask_request(

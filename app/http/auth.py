@@ -179,6 +179,14 @@ def may_act_for(user_id: str) -> bool:
     return key is None or key.allows(user_id)
 
 
+def check_key_allows(key: ApiKey | None, user_id: str) -> None:
+    """Raise 403 FORBIDDEN when `key` is bound to other users than `user_id` (no request read)."""
+    if key is not None and not key.allows(user_id):
+        raise ServiceError(
+            403, "FORBIDDEN", f"this API key may not access user {user_id}", user_id=user_id
+        )
+
+
 def authorize_user(user_id: str) -> None:
     """Raise 403 FORBIDDEN when the request's key is bound to other users than `user_id`.
 
@@ -186,10 +194,7 @@ def authorize_user(user_id: str) -> None:
     every user id the request carries (path, query, body whatever its content type), and
     routes with the user id they resolved.
     """
-    if not may_act_for(user_id):
-        raise ServiceError(
-            403, "FORBIDDEN", f"this API key may not access user {user_id}", user_id=user_id
-        )
+    check_key_allows(getattr(g, "api_key", None), user_id)
 
 
 def owns(owner: str, claimed: str | None = None) -> bool:

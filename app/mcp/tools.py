@@ -8,17 +8,17 @@ the answer; otherwise the pause is the tool's result, and `answer_pending` resum
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from app.asking.accept import admit, with_service_pauses
-from app.asking.access import actor_and_scope
+from app.asking.accept import Caller, accept_question
+from app.asking.access import actor_and_scope, with_key_user
 from app.asking.approval_data import approval_fields
 from app.asking.start import start_run
 from app.asking.thread_ids import ThreadIdClock
-from app.asking.validation import AskRequest, validate_ask_request
+from app.asking.validation import AskRequest
 from app.http.auth import ApiKey
-from app.http.ids import check_thread_owner
+from app.http.ids import GUEST_USER_ID
 from app.openai_compat.replies import TABLE_ROWS, step_line, usage_body
 from react_agent.access.scope import Scope
 from react_agent.approval.decisions import ApprovalDecision
@@ -55,13 +55,8 @@ class DataTools:
         ask_person: PersonAsker | None = None,
     ) -> dict[str, Any]:
         """Ask the agent with the ask endpoint's rules; return answer, SQL, rows and usage."""
-        payload = {
-            "question": question,
-            "conversation_id": conversation_id,
-            "user_id": user_id or _default_user(key, conversation_id),
-        }
-        ask = self._authorized(validate_ask_request(payload, self.clock), key)
-        ask = await admit(self.get_service(), self.clock, ask)
+        payload = {"question": question, "conversation_id": conversation_id, "user_id": user_id}
+        ask = await self._accept(Caller(payload, key, surface="mcp"))
         return await self._answer(ask, report_step, ask_person)
 
     async def answer_pending(
@@ -75,12 +70,9 @@ class DataTools:
         ask_person: PersonAsker | None = None,
     ) -> dict[str, Any]:
         """Resume a conversation's pause with the person's decision or answer."""
-        owner = user_id or conversation_id.partition(":")[0]
-        check_thread_owner(conversation_id, owner)
-        payload = {"question": "-", "conversation_id": conversation_id, "user_id": owner}
-        ask = self._authorized(validate_ask_request(payload, self.clock), key)
-        # A resume, as the ask routes' `resume` body: its question was counted when asked.
-        ask = await admit(self.get_service(), self.clock, replace(ask, resume=decision))
+        # A resume of the conversation's pause (its owner's, unless user_id says otherwise).
+        payload = {"question": "-", "conversation_id": conversation_id, "user_id": user_id}
+        ask = await self._accept(Caller(payload, key, surface="mcp", decision=decision))
         return await self._answer(ask, report_step, ask_person)
 
     async def _answer(
@@ -128,13 +120,9 @@ class DataTools:
         finally:
             run.cancel()  # a no-op once the run is over; stops it when the caller went away
 
-    def _authorized(self, ask: AskRequest, key: ApiKey | None) -> AskRequest:
-        """Check the key may act for the asker; resolve the actor, scope and pauses."""
-        if key is not None and not key.allows(ask.user_id):
-            raise ServiceError(403, "FORBIDDEN", f"this API key may not access user {ask.user_id}")
-        service = self.get_service()
-        actor, scope = actor_and_scope(service, ask.user_id, key)
-        return with_service_pauses(replace(ask, actor=actor, scope=scope), service.settings)
+    async def _accept(self, caller: Caller) -> AskRequest:
+        """Accept the tool's question as every surface does (accept.accept_question)."""
+        return await accept_question(self.get_service(), self.clock, caller)
 
     async def list_tables(self, key: ApiKey | None = None) -> list[str]:
         """Return the tables the key's user may read (SQL_ALLOWED_TABLES and the policy)."""
@@ -171,12 +159,12 @@ class DataTools:
         }
 
     def _scope(self, key: ApiKey | None) -> Scope:
-        """Return the scope of the key's user (its first user, else guest); all without a policy."""
+        """Return the scope of the key's user (its one user, else guest); all without a policy."""
         return self.caller_scope(key) or Scope.allow_all()
 
     def caller_scope(self, key: ApiKey | None) -> Scope | None:
-        """Return the scope of the key's user (its first user, else guest); None: no policy."""
-        user = _default_user(key, None) or "guest"
+        """Return the scope of the key's user (its one user, else guest); None: no policy."""
+        user = with_key_user({}, key).get("user_id") or GUEST_USER_ID
         _, scope = actor_and_scope(self.get_service(), user, key)
         return scope
 
@@ -187,14 +175,6 @@ class DataTools:
                 503, "DATABASE_UNAVAILABLE", "the data database is not open", can_retry=True
             )
         return service.database
-
-
-def _default_user(key: ApiKey | None, conversation_id: str | None) -> str | None:
-    # A conversation names its own user; else a key bound to users speaks for the first of
-    # them; else None, which the ask rules make "guest".
-    if conversation_id or key is None or not key.users:
-        return None
-    return sorted(key.users)[0]
 
 
 def decision_from_tool(

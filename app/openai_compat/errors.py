@@ -32,4 +32,3 @@ def openai_error_body(error: ServiceError) -> dict[str, Any]:
             "code": error.error_type.lower(),
         }
     }
-

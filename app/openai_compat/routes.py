@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
-from quart import Blueprint, Response, current_app, g, request
+from quart import Blueprint, Response, g, request
 from quart_schema import document_request, document_response
 
-from app.asking.accept import admit, with_service_pauses
-from app.asking.access import request_actor, with_key_user
+from app.asking.accept_route import accept_request
 from app.asking.start import start_run
-from app.asking.validation import AskRequest, validate_ask_request
-from app.http.app_state import agent_service, agent_service_of, app_settings, thread_id_clock
-from app.http.auth import authorize_user
+from app.asking.validation import AskRequest
+from app.http.app_state import agent_service, app_settings
 from app.http.bodies import read_json_object
 from app.http.errors import add_error_format
 from app.openai_compat.errors import OPENAI_PATH_PREFIX, openai_error_body
@@ -92,8 +90,11 @@ async def chat_completions() -> Response | tuple[dict[str, Any], int, dict[str, 
     the X-Conversation-Id header and as `conversation_id`. `usage` sums the run's tokens.
     """
     body = parse_chat_request(await read_json_object(request))
-    ask = await continued(accept_chat_request(body), body)
-    ask = await admit(agent_service(), thread_id_clock(), ask)
+
+    async def continuing(ask: AskRequest) -> AskRequest:
+        return await continued(ask, body)
+
+    ask = await accept_request(chat_payload(body), "openai", continued=continuing)
     runner = agent_service().require_runner()
     run = await start_or_resume(runner, ask)
     g.conversation_id = ask.thread_id
@@ -176,26 +177,16 @@ async def continued(ask: AskRequest, body: ChatCompletionRequest) -> AskRequest:
     return replace(ask, thread_id=thread_id, is_new_thread=False)
 
 
-def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
-    """Turn a chat request into an ask request, with the ask endpoint's rules and limits."""
+def chat_payload(body: ChatCompletionRequest) -> dict[str, Any]:
+    """Return the ask fields of a chat request (accepted with the ask endpoint's rules)."""
     conversation_id = (body.metadata or {}).get("conversation_id")
     if conversation_id is None and request.headers.get(CONVERSATION_HEADER):
         conversation_id = unquote(request.headers[CONVERSATION_HEADER])
-    # A key bound to one user acts as that user when the body names none.
-    payload = with_key_user(
-        {"question": last_user_text(body), "user_id": body.user, "conversation_id": conversation_id}
-    )
-    ask = validate_ask_request(
-        payload,
-        thread_id_clock(),
-        accept_language=request.headers.get("Accept-Language"),
-    )
-    g.lang = ask.lang
-    if not ask.is_new_thread:
-        g.conversation_id = ask.thread_id
-    authorize_user(ask.user_id)
-    actor, scope = request_actor(agent_service_of(current_app), ask.user_id)
-    return with_service_pauses(replace(ask, actor=actor, scope=scope), app_settings())
+    return {
+        "question": last_user_text(body),
+        "user_id": body.user,
+        "conversation_id": conversation_id,
+    }
 
 
 def last_user_text(body: ChatCompletionRequest) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from quart import Blueprint, g, request
 from quart_schema import deprecate, document_request, document_response
 
-from app.asking.accept import accept_unique, ask_response_headers
+from app.asking.accept import ask_response_headers
+from app.asking.accept_route import accept_request
 from app.asking.approval_data import build_awaiting_approval_data
 from app.asking.final_data import build_final_data
 from app.asking.start import start_run
@@ -41,7 +42,7 @@ async def chat() -> tuple[dict, int, dict[str, str]]:
 async def answer_question() -> tuple[dict, int, dict[str, str]]:
     """Run the request's question to its end; return the envelope, 200 and the headers."""
     g.legacy_envelope = True
-    ask = await accept_unique(await read_json_object(request))
+    ask = await accept_request(await read_json_object(request))
     runner = agent_service().require_runner()
     run = await start_run(runner, ask)
     g.conversation_id = ask.thread_id  # the thread exists from here on

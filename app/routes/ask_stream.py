@@ -13,7 +13,8 @@ from quart_schema import (
     document_response,
 )
 
-from app.asking.accept import accept_unique, ask_response_headers
+from app.asking.accept import ask_response_headers
+from app.asking.accept_route import accept_request
 from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.http.app_state import agent_service, app_settings, stream_runs
@@ -86,7 +87,7 @@ async def stream_question(read_payload: Callable[[], Awaitable[dict]]) -> Respon
         return await resume_stream(last_event_id, wire)
     runs = stream_runs()
     try:
-        ask = await accept_unique(await read_payload())
+        ask = await accept_request(await read_payload())
         runner = agent_service().require_runner()
         ctx = StreamContext(
             ask.thread_id,

@@ -78,8 +78,10 @@ async def list_conversations(user_id: str, query_args: ConversationListQuery) ->
     """List a user's conversations, most recently updated first."""
     g.lang = request_lang()
     limit = clamp_list_limit(query_args.limit)
-    page = await agent_service().conversations().page(
-        check_user_id(user_id), limit, query_args.q or ""
+    page = (
+        await agent_service()
+        .conversations()
+        .page(check_user_id(user_id), limit, query_args.q or "")
     )
     conversations = [
         conversation_summary(user_id, thread_id, conversation)

@@ -59,7 +59,7 @@ class LedgerListener:
         """Take note of one event of `run` (see the module docstring)."""
         if isinstance(event, RunAccepted):
             question = event.question if isinstance(event.question, str) else ""
-            self.runs[run.run_id] = RunFacts(question, CURRENT_ACTOR.get())
+            self.runs[run.run_id] = RunFacts(question, run.actor or CURRENT_ACTOR.get())
         elif isinstance(event, QueryFinished):
             if self.records is not None:
                 self.records.submit(self.record(run, event))

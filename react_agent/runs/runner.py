@@ -18,7 +18,8 @@ from react_agent.approval.decisions import ApprovalDecision
 from react_agent.approval.pending import (
     check_resume,
 )
-from react_agent.databases.routing import chosen_source, run_on
+from react_agent.databases.base import SQLDatabase
+from react_agent.databases.routing import run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission.busy_threads import (
@@ -98,12 +99,15 @@ class AgentRunner:
         flags: RunFlags = NO_FLAGS,
         scope: Scope | None = None,
         actor: Actor | None = None,
+        source: SQLDatabase | None = None,
     ) -> Run:
         """Claim the thread and start answering in the background.
 
         `scope` is what the asking user may see (None: everything); it is stored with the
         question in the checkpoint, and a resume runs under the stored one. `actor` is who
-        asks (kept on the run and in CURRENT_ACTOR for listeners such as the audit).
+        asks (kept on the run, where listeners such as the audit read it, and in
+        CURRENT_ACTOR within the run's task). `source` is the data source the run reads
+        (an asker's dataset; None: the service's database).
 
         With `flags.approve_sql` the run stops before each query for a person's decision;
         with `flags.clarify` the model may stop it to ask the person (ask_user); with
@@ -146,9 +150,9 @@ class AgentRunner:
         if resume is not None:
             flags = replace(flags, new_thread=False)  # a resume goes on with a stored turn
         # A fresh context: the run must not keep its caller's (an HTTP request's) alive;
-        # only the data source the caller chose (a dataset) goes along.
+        # only the data source given (a dataset) goes along, to every task the run starts.
         context = contextvars.Context()
-        context.run(run_on, chosen_source())
+        context.run(run_on, source)
         run.task = asyncio.create_task(
             self._execute(run, graph_input, stream_tokens, release, flags, on_busy, ticket),
             name=f"run-{thread_id}",

@@ -15,7 +15,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from react_agent.access.actor import Actor
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +105,8 @@ class ListenedRun(Protocol):
     thread_id: str
     lang: str | None
     trace_id: str | None
+    actor: Actor | None
+    """Who asks (given to the runner by the accept path; None: the thread's owner)."""
 
 
 class RunListener(Protocol):
