@@ -111,9 +111,9 @@ def create_app(
             app.extensions["mcp"].watch_catalog(service.catalog)
         assert service.run_store is not None  # opened with the service, runs or not
         events = service.run_store.events
-        set_stream_runs(
-            app, StreamRuns(events, settings.stream_resume_grace, open_streams_gauge(settings))
-        )
+        grace, ttl = settings.stream_resume_grace, settings.run_events_ttl
+        gauge = open_streams_gauge(settings)
+        set_stream_runs(app, StreamRuns(events, grace, gauge, finished_ttl=ttl))
 
     @app.after_serving
     async def stop_agent() -> None:

@@ -1,4 +1,10 @@
-"""Streamed runs: registered in the run store (copied there when it is shared), and followed."""
+"""Streamed runs: registered in the run store (copied there when it is shared), and followed.
+
+A worker follows its own runs' envelopes directly (made from the run's log, or on a shared
+store those stored so far) and asks the store only about runs on other workers: the read
+of a run here crosses into react_agent once (the log's wait loop) and back once (the
+envelopes it makes), as the sync road does.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,12 @@ from app.streaming.events import StreamContext, end_envelope, error_event_envelo
 from app.streaming.run_envelopes import RunEnvelopes
 from react_agent.errors import ServiceError
 from react_agent.log_context import current_trace_parent
-from react_agent.runs.events.event_log import Batch
+from react_agent.runs.events.event_log import Batch, EventLog
 from react_agent.runs.run import Run
 from react_agent.runs.store.events import Payload, RunEventStore, RunRecord
+
+OwnEnvelopes = RunEnvelopes | EventLog[Payload]
+"""A run of this worker as its followers here read it: made from its log, or as stored."""
 
 logger = logging.getLogger(__name__)
 
@@ -37,33 +46,48 @@ def cancelled_by_user() -> ServiceError:
 
 
 class StreamRuns:
-    """Registers each streamed run in the store; cancels runs nobody follows.
+    """Registers each streamed run in the store, follows it, cancels runs nobody follows.
 
     A run's envelopes are made from its own events (`RunEnvelopes`), the same every time
-    they are made, so a client that reconnects gets the very bytes it would have had. A
-    store in memory reads them from the run; a shared one (PostgreSQL) gets each copied,
-    so that every worker reads them.
+    they are made, so a client that reconnects gets the very bytes it would have had.
+    Followers on this worker read them here; a shared store (PostgreSQL) gets each one
+    copied, so that every other worker reads them there; here they are then read as
+    stored (an event is shown once stored: a client that reconnects elsewhere finds it).
 
     Args:
-        store: Where the events go (shared by every worker on PostgreSQL).
+        store: Where the runs are registered (shared by every worker on PostgreSQL).
         resume_grace: Seconds to wait for a client that left to reconnect (on any worker).
+        open_streams: A gauge (inc/dec) of the streams following a run here, or None.
+        finished_ttl: Seconds an ended run of this worker stays readable here
+            (RUN_EVENTS_TTL, as the store in memory keeps its record; on a shared store
+            FINISHED_RUN_TTL at most).
 
     """
 
     def __init__(
-        self, store: RunEventStore, resume_grace: float, open_streams: Any | None = None
+        self,
+        store: RunEventStore,
+        resume_grace: float,
+        open_streams: Any | None = None,
+        *,
+        finished_ttl: float = FINISHED_RUN_TTL,
     ) -> None:
         self.store = store
         self.resume_grace = resume_grace
         self.open_streams = open_streams
-        """A gauge (inc/dec) of the streams following a run here, when metrics are on."""
+        # On a shared store, an ended run is read from memory here for a while at most;
+        # after it this worker reads the tables like any other.
+        shared = store.copies_payloads
+        self.finished_ttl = min(finished_ttl, FINISHED_RUN_TTL) if shared else finished_ttl
+        self._own: dict[str, OwnEnvelopes] = {}
+        """This worker's runs, until `finished_ttl` after they ended."""
         self._followers: dict[str, int] = {}
         self._runs: dict[str, Run] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def publish(self, run: Run, ctx: StreamContext) -> None:
-        """Register the run in the store (copying its envelopes there if it is shared)."""
+        """Register the run in the store and follow it here (copied to a shared store)."""
         # The request's trace, so that a follower on another worker can link to it.
         record = RunRecord(
             run.run_id,
@@ -74,14 +98,15 @@ class StreamRuns:
             trace_parent=current_trace_parent(),
         )
         envelopes = RunEnvelopes(run.log, ctx)
-        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()), envelopes)
+        await self.store.open_run(record, lambda: run.cancel(cancelled_by_user()))
         self._runs[run.run_id] = run
+        self._own[run.run_id] = EventLog() if self.store.copies_payloads else envelopes
         self._spawn(self._keep(run, envelopes))
 
     def follow(self, run_id: str, after: int, heartbeat: float) -> AsyncIterator[Batch[Payload]]:
-        """Follow a run (from any worker) and count this follower while it lasts.
+        """Follow a run (this worker's here, another's through the store), counted meanwhile.
 
-        Yields batches: every event already stored comes at once, so a stream writes them
+        Yields batches: every event already there comes at once, so a stream writes them
         in one frame (`[(seq, None)]` after `heartbeat` idle seconds).
         """
         return self._counted(run_id, after, heartbeat)
@@ -92,10 +117,16 @@ class StreamRuns:
         self._attach(run_id)
         if self.open_streams is not None:
             self.open_streams.inc()
-        try:
-            async for batch in self.store.follow_batches(
+        own = self._own.get(run_id)
+        batches = (
+            own.follow_batches(after, idle_timeout=heartbeat)
+            if own is not None
+            else self.store.follow_batches(
                 run_id, after, idle_timeout=heartbeat, on_abandoned=abandoned_run_envelopes
-            ):
+            )
+        )
+        try:
+            async for batch in batches:
                 yield batch
         finally:
             if self.open_streams is not None:
@@ -104,9 +135,10 @@ class StreamRuns:
 
     async def _keep(self, run: Run, envelopes: RunEnvelopes) -> None:
         """Copy the run's envelopes to a shared store as they come; say when it ended."""
+        stored = self._own[run.run_id]
         try:
-            if not self.store.copies_payloads:
-                await run.log.wait_ended()  # the store reads the envelopes from the run
+            if not isinstance(stored, EventLog):
+                await run.log.wait_ended()  # followers here read the envelopes from the run
                 return
             async for batch in envelopes.follow_batches(0):
                 for seq, envelope in batch:
@@ -116,7 +148,14 @@ class StreamRuns:
                     except Exception as exc:
                         # Followers here still get it; others may miss it until the end.
                         logger.warning("could not store event %d of run %s: %s", seq, run, exc)
+                    finally:
+                        stored.append(envelope)
         finally:
+            if isinstance(stored, EventLog):
+                stored.end()
+            asyncio.get_running_loop().call_later(
+                self.finished_ttl, self._own.pop, run.run_id, None
+            )
             self._runs.pop(run.run_id, None)
             try:
                 await self.store.finish(run.run_id)

@@ -43,16 +43,6 @@ AbandonedPayloads = Callable[[RunRecord], list[Payload]]
 """Builds the events that close a run whose owner died (an error, then end)."""
 
 
-class RunPayloads(Protocol):
-    """A run's payloads, numbered 1, 2, …, made from its own events as they are read."""
-
-    def follow_batches(
-        self, after: int = 0, *, idle_timeout: float | None = None
-    ) -> AsyncIterator[Batch[Payload]]:
-        """Yield the payloads after `after` until the run ended, those ready at once."""
-        ...
-
-
 class RunEventStore(Protocol):
     """The numbered events of streamed runs, readable by any process that shares the store."""
 
@@ -60,15 +50,13 @@ class RunEventStore(Protocol):
     """This process's id, stored as the owner of the runs it starts."""
     copies_payloads: bool
     """Whether each payload is appended to the store (PostgreSQL: other processes read
-    them); else the store reads a run's payloads from those it was opened with."""
+    them); else only the process that runs a run reads its payloads (app/streaming/runs)."""
 
-    async def open_run(
-        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
-    ) -> None:
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
         """Register a run this process executes; `cancel` stops it (cancel requests call it).
 
-        `payloads` are the run's, made from its events when read: a store that does not copy
-        them reads them there; without them, the run's payloads are those appended.
+        The process follows its own runs itself: the store is asked about other processes'
+        runs (and keeps the payloads appended, when it copies them).
         """
         ...
 

@@ -12,7 +12,6 @@ from react_agent.runs.store.events import (
     FINISHED,
     AbandonedPayloads,
     Payload,
-    RunPayloads,
     RunRecord,
     process_owner_id,
 )
@@ -23,17 +22,17 @@ from react_agent.runs.store.locks import Release, liveness_key, thread_busy
 class _LocalRun:
     record: RunRecord
     cancel: Callable[[], None]
-    payloads: RunPayloads = field(default_factory=EventLog)
-    """Made from the run's own events when read; or an EventLog of the payloads appended."""
+    payloads: EventLog[Payload] = field(default_factory=EventLog)
+    """The payloads appended (none when the process reads its own runs' payloads itself)."""
     ended_at: float | None = None
 
 
 class InProcessRunEvents:
     """Run events in this process's memory: enough for one process (SQLite or memory).
 
-    A run opened with its payloads is read from them: made from the run's own log when a
-    follower reads, so its events are kept once. One opened without them (the PostgreSQL
-    store's runs, kept here for their owner's followers) keeps the payloads appended.
+    It holds the runs' records and the payloads appended to it (the PostgreSQL store's runs,
+    kept here for their owner); the process reads its own runs' payloads itself (app's
+    StreamRuns: made from the run's own log, so its events are kept once).
     An ended run is forgotten `ttl` seconds after it ended: every look-up first drops the
     runs whose time is up (oldest first, so each look-up costs only what it drops).
 
@@ -51,14 +50,10 @@ class InProcessRunEvents:
         self._runs: dict[str, _LocalRun] = {}
         self._ended: deque[tuple[float, str]] = deque()
 
-    async def open_run(
-        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
-    ) -> None:
-        """Register a run this process executes, read from `payloads` (else those appended)."""
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
+        """Register a run this process executes (its payloads: those appended, if any)."""
         self._expire()
-        self._runs[record.run_id] = _LocalRun(
-            record, cancel, payloads if payloads is not None else EventLog()
-        )
+        self._runs[record.run_id] = _LocalRun(record, cancel)
 
     def has(self, run_id: str) -> bool:
         """Whether the run is kept here (not ended more than `ttl` seconds ago)."""
@@ -68,7 +63,6 @@ class InProcessRunEvents:
     async def append(self, run_id: str, seq: int, payload: Payload) -> None:
         """Keep event `seq` and wake the run's followers (a run opened without payloads)."""
         log = self._runs[run_id].payloads
-        assert isinstance(log, EventLog)  # a run read from its own events has no copies
         if seq == len(log.items) + 1:
             log.append(payload)
 
@@ -79,8 +73,7 @@ class InProcessRunEvents:
             run.ended_at = self.clock()
             self._ended.append((run.ended_at, run_id))
             run.record = _with_status(run.record, FINISHED)
-            if isinstance(run.payloads, EventLog):
-                run.payloads.end()
+            run.payloads.end()
 
     async def record(self, run_id: str) -> RunRecord | None:
         """Return the run kept here, if any."""

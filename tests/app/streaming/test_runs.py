@@ -85,3 +85,16 @@ async def test_a_finished_run_is_not_cancelled_when_its_follower_leaves(run):
     seen = [env["data"]["type"] async for batch in batches for _, env in batch if env]
     assert seen[0] == "started" and seen[-2:] == ["error", "end"]
     assert run.done and not run.task.done()
+
+
+async def test_a_worker_follows_its_own_run_without_asking_the_store(run):
+    runs = await published(run, resume_grace=60)
+    run.append(RunFailed(ServiceError(500, "AGENT_FAILED", "boom")))
+    await runs.store.aclose()  # the store forgets every run: this worker still has its own
+    seen = [
+        env["data"]["type"]
+        async for batch in runs.follow(run.run_id, 0, HEARTBEAT)
+        for _, env in batch
+        if env
+    ]
+    assert seen[0] == "started" and seen[-2:] == ["error", "end"]

@@ -16,7 +16,6 @@ from react_agent.runs.store.events import (
     RUNNING,
     AbandonedPayloads,
     Payload,
-    RunPayloads,
     RunRecord,
     process_owner_id,
 )
@@ -122,13 +121,11 @@ class PostgresRunEvents:
                     await migrate_run_tables(connection)
                 self._migrated = True
 
-    async def open_run(
-        self, record: RunRecord, cancel: Callable[[], None], payloads: RunPayloads | None = None
-    ) -> None:
+    async def open_run(self, record: RunRecord, cancel: Callable[[], None]) -> None:
         """Claim the run's liveness and keep the run in memory; its row goes with its first event.
 
-        Its payloads are those appended (`payloads` is not read): the owner's followers see
-        each one once it is stored, as every other worker's do.
+        Its payloads are those appended: the owner reads each one once it is stored (its
+        StreamRuns, or this store's memory), as every other worker does.
 
         The `runs` row is not written here but in the statement that stores the run's
         first event (store/postgres/batches): a statement and a commit less per question,
