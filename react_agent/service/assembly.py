@@ -16,7 +16,6 @@ from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_source import open_policy_source, require_known_users
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
@@ -52,6 +51,7 @@ from react_agent.service.state import (
     postgres_pool_options,
     reconnects_by_itself,
 )
+from react_agent.storage.postgres_batches import StatementBatches
 from react_agent.tools.sql_tools import build_sql_tools
 
 logger = logging.getLogger(__name__)
