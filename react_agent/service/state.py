@@ -14,6 +14,7 @@ from react_agent.access.policy_source import PolicySource
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
+from react_agent.databases.fair_share import FairShare
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.memory.store import Memory
@@ -34,6 +35,8 @@ class AgentService:
     runner: AgentRunner | None = None
     tables: list[str] = field(default_factory=list)
     problems: dict[str, ServiceError] = field(default_factory=dict)
+    shares: dict[str, FairShare] = field(default_factory=dict)
+    """Each data source's fair share of turns, by source name (/health, /metrics)."""
     """What keeps the agent from answering, by component (llm, data_database, checkpointer)."""
     memory: Memory | None = None
     """Ratings and examples; None when their database could not be opened."""
