@@ -17,6 +17,19 @@ class DataSourceSettings(BaseSettings):
         description="Most connections the MySQL/MariaDB data database's pool opens "
         "(a running query holds one; a cancelled one borrows a second for KILL QUERY).",
     )
+    data_source_max_concurrent: int = Field(
+        default=0,
+        ge=0,
+        description="Statements the data database runs at once; past it each user waits "
+        "for a fair turn (round robin between users), shown as progress. 0: the pool's "
+        "size for PostgreSQL and MySQL, 8 for SQLite and DuckDB.",
+    )
+    data_source_max_wait: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a statement may wait for its turn on a busy data source "
+        "before 503 DATA_SOURCE_BUSY names the source.",
+    )
     duckdb_memory_limit: str = Field(
         default="1GB",
         description="DuckDB's memory_limit for a duckdb:/// data source or a dataset, "

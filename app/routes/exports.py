@@ -16,6 +16,7 @@ from app.http.errors import request_lang
 from app.openapi import document_errors
 from app.schemas.exports import CsvFile
 from react_agent.audit.exports import ExportAudit, audited_csv_export
+from react_agent.databases.fair_share import ASKER
 from react_agent.results.exports import recorded_sql
 
 blueprint = Blueprint("exports", __name__)
@@ -47,6 +48,7 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     database = service.database
     if dataset_id is not None:
         database = await dataset_source(service, owner, dataset_id)
+    ASKER.set(actor.user_id)  # the export's turn on a busy source is the asker's
     ledger = service.ledger
     audit = ExportAudit(ledger.writer if ledger is not None else None, actor, thread_id)
     chunks = await audited_csv_export(

@@ -11,7 +11,7 @@ from app.asking.guard_reasons import guard_reason_for_people
 from app.http.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
-from react_agent.graph.node_names import END, QUEUED, START
+from react_agent.graph.node_names import END, QUEUED, SOURCE_WAIT, START
 from react_agent.memory.retrieval import SEARCH_EXAMPLES
 from react_agent.runs.events.events import (
     NodeFinished,
@@ -20,6 +20,7 @@ from react_agent.runs.events.events import (
     RunFinished,
     RunStarted,
     RunWaiting,
+    SourceWaiting,
     TokenStreamed,
 )
 from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
@@ -69,6 +70,10 @@ def stream_envelopes(event: RunEvent, ctx: StreamContext, steps: int) -> list[di
         if event.position is not None:
             queued["data"]["position"] = event.position
         return [_ok(started, ctx, "STREAM_STARTED"), queued]
+    if isinstance(event, SourceWaiting):  # a statement waits for its turn on a busy source
+        waiting = _progress(SOURCE_WAIT, event.step, ctx, event.timestamp)
+        waiting["data"].update(source=event.source, ahead=event.ahead)
+        return [waiting]
     if isinstance(event, NodeFinished):
         progress = _progress(event.node, event.step, ctx, event.timestamp)
         if event.tool_names:

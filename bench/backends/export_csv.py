@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.results.exports import start_csv_export
 
 TARGET_MB = 20.0

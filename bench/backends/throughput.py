@@ -42,7 +42,7 @@ from bench.measure.runner_rounds import (
     stub_process,
 )
 from config import Settings
-from react_agent.databases.mysql_connection import connect_options
+from react_agent.databases.mysql.connection import connect_options
 from react_agent.results.exports import start_csv_export
 from react_agent.sample_data.export_files import write_sample_folder
 from react_agent.sample_data.load_mysql import load_into_mysql

@@ -1,12 +1,12 @@
 """The audit's and the quotas' tables in the conversation database: SQLite or PostgreSQL.
 
-The service's own tables (react_agent/databases/service_tables.py): statements written
+The service's own tables (react_agent/storage/service_tables.py): statements written
 with `?` placeholders, rows as dicts, the schema applied as migrations under a lock.
 """
 
 from __future__ import annotations
 
-from react_agent.databases.service_tables import ServiceTables, open_service_tables
+from react_agent.storage.service_tables import ServiceTables, open_service_tables
 
 LedgerDatabase = ServiceTables
 """Where audit records and quota counters are kept."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from react_agent.audit.database import LedgerDatabase
-from react_agent.databases.service_tables import Migrations
+from react_agent.storage.service_tables import Migrations
 
 
 def _statements(id_column: str, amount_type: str) -> tuple[str, ...]:

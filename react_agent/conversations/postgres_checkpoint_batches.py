@@ -1,7 +1,7 @@
 """Checkpoint writes of many questions in one statement: those that come while others are stored.
 
 Each step of a question stores its task's writes, then its checkpoint, and waits for
-both. The process's statement writer (databases/postgres_batches) sends at once a write
+both. The process's statement writer (storage/postgres_batches) sends at once a write
 that comes while it is idle; the writes that come while it is busy wait and go together,
 with the run events waiting too, in its next statement: one commit for many questions'
 steps. Each caller still returns only once its own rows are committed, so a step is as
@@ -15,8 +15,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_agent.databases.postgres_batches import Share, SourceBatch, StatementBatches
 from react_agent.group_writes import settle
+from react_agent.storage.postgres_batches import Share, SourceBatch, StatementBatches
 
 _ROWS = "SELECT * FROM unnest({})"
 _WRITE_COLUMNS = (

@@ -30,14 +30,14 @@ from react_agent.conversations.postgres_checkpoint_writes import (
     split_blobs,
     writes_upsert,
 )
-from react_agent.databases.postgres_batches import StatementBatches
-from react_agent.databases.postgres_json import jsonb
-from react_agent.databases.postgres_pool import (
+from react_agent.databases.postgres.pool import (
     PoolOptions,
     open_pool,
     ping_pool,
     unavailable,
 )
+from react_agent.storage.postgres_batches import StatementBatches
+from react_agent.storage.postgres_json import jsonb
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
-from react_agent.databases.postgres_pool import is_connection_failure, unavailable
+from react_agent.databases.postgres.pool import is_connection_failure, unavailable
 
 # Thread ids are `user_id:…`, so a user's threads are the key range [`user_id:`, `user_id;`)
 # (';' follows ':'). The range only holds in byte order, hence COLLATE "C" on PostgreSQL,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from react_agent.databases.registry import engine_for
+
 
 def sqlite_path_from_url(url: str) -> Path:
     """Return the file of a `sqlite:///relative.db` or `sqlite:////absolute.db` URL."""
@@ -17,21 +19,7 @@ def sqlite_path_from_url(url: str) -> Path:
 
 
 def database_kind(url: str) -> str:
-    """Return "sqlite", "postgres", "mysql", "duckdb" or "memory" for a database URL."""
-    # Not urlsplit: a URL it cannot parse (an unclosed `[`) still has a kind to report.
-    scheme = url.split(":", 1)[0].split("+")[0].strip().lower() if ":" in url else ""
+    """Return "memory" or the registry's kind of a database URL ("sqlite", "postgres", …)."""
     if url.strip().lower() == "memory":
         return "memory"
-    if scheme == "sqlite":
-        return "sqlite"
-    if scheme in ("postgresql", "postgres"):
-        return "postgres"
-    if scheme in ("mysql", "mariadb"):
-        return "mysql"
-    if scheme == "duckdb":
-        return "duckdb"
-    # The scheme only: the URL may hold a password.
-    raise ValueError(
-        f"unsupported database URL scheme {scheme!r}: use sqlite:///file.db, postgresql://…, "
-        "mysql://… or duckdb:///folder"
-    )
+    return engine_for(url).kind

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.duckdb_files import DuckDBFiles
+from react_agent.databases.duckdb.files import DuckDBFiles
 from react_agent.datasets.store import Dataset, DatasetStore
 
 logger = logging.getLogger(__name__)

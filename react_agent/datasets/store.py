@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from react_agent.databases.duckdb_files import DuckDBFiles
+from react_agent.databases.duckdb.files import DuckDBFiles
 from react_agent.datasets.sniffing import sniff_suffix
 from react_agent.errors import ServiceError
 

@@ -14,6 +14,8 @@ REVIEW_ANSWER = "review_answer"
 
 QUEUED = "__queued__"
 """Not a node: the stream's progress name for a run waiting to start (display: Queued)."""
+SOURCE_WAIT = "__source_wait__"
+"""Not a node: the progress name of a statement waiting for its turn on a busy data source."""
 RETRIEVE_EXAMPLES = "retrieve_examples"
 """Not a node: the progress name of the memory's retrieval before the model's first call."""
 
@@ -40,6 +42,7 @@ __all__ = [
     "QUEUED",
     "RETRIEVE_EXAMPLES",
     "REVIEW_ANSWER",
+    "SOURCE_WAIT",
     "START",
     "TOOLS",
     "TRIM_MESSAGES",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from react_agent.databases.service_tables import (
+from react_agent.storage.service_tables import (
     Migration,
     Migrations,
     ServiceTables,

@@ -102,10 +102,34 @@ class ServiceMetrics:
             ("outcome",),
             FAST_BUCKETS,
         )
+        self._add_source_metrics(registry)
         self.rejections = counter(
             "sqlagent_admission_rejections",
             "Questions refused at admission (queue full, quota, shutting down).",
             ("reason",),
+        )
+
+    def _add_source_metrics(self, registry: CollectorRegistry | None) -> None:
+        """Each data source's fair share (databases/fair_share), labelled by source name."""
+        self.source_in_use = Gauge(
+            "sqlagent_source_in_use",
+            "Statements running on a data source now.",
+            ("source",),
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
+        self.source_queued = Gauge(
+            "sqlagent_source_queued",
+            "Statements waiting for their turn on a data source.",
+            ("source",),
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
+        self.source_refused = Counter(
+            "sqlagent_source_refused",
+            "Statements that waited past DATA_SOURCE_MAX_WAIT (503 DATA_SOURCE_BUSY).",
+            ("source",),
+            registry=registry,
         )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import asyncmy
 
-from react_agent.databases.mysql_connection import connect_options
+from react_agent.databases.mysql.connection import connect_options
 from react_agent.sample_data.dataset import TABLES, TABLES_BY_NAME, Table, generate_dataset
 
 _MYSQL_TYPES = {

@@ -16,7 +16,6 @@ from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_source import open_policy_source, require_known_users
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
@@ -38,7 +37,7 @@ from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.open import open_run_store
 from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
-from react_agent.service.data_sources import open_data_source, open_datasets
+from react_agent.service.data_sources import gate, open_data_source, open_datasets
 from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog
@@ -52,6 +51,7 @@ from react_agent.service.state import (
     postgres_pool_options,
     reconnects_by_itself,
 )
+from react_agent.storage.postgres_batches import StatementBatches
 from react_agent.tools.sql_tools import build_sql_tools
 
 logger = logging.getLogger(__name__)
@@ -132,7 +132,8 @@ async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
     """Open the data database (and users' datasets); a failure is a problem, not a stop."""
     settings = service.settings
     try:
-        service.database = await open_data_source(settings, settings.data_database_url)
+        database = await open_data_source(settings, settings.data_database_url)
+        service.database = gate(service, database, settings.data_database_url)
         stack.push_async_callback(service.database.aclose)
         await open_datasets(service, stack)
         # PostgreSQL's tables are listed by check_components below, once it answers.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 
 from config.masking import mask_url_password
@@ -40,6 +41,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "sample": data_url is None,
             "ok": "data_database" not in service.problems,
             "tables": service.tables,
+            "sources": {name: asdict(share.counts()) for name, share in service.shares.items()},
         },
         "memory": {
             "kind": database_kind(settings.resolved_memory_database_url),

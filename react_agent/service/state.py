@@ -14,7 +14,7 @@ from react_agent.access.policy_source import PolicySource
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.postgres_batches import StatementBatches
+from react_agent.databases.fair_share import FairShare
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.memory.store import Memory
@@ -23,6 +23,7 @@ from react_agent.runs.store.run_store import RunStore
 from react_agent.service.conversations import Conversations
 from react_agent.service.ledger import Ledger
 from react_agent.service.model_reachability import ModelReachability
+from react_agent.storage.postgres_batches import StatementBatches
 
 
 @dataclass
@@ -35,6 +36,8 @@ class AgentService:
     runner: AgentRunner | None = None
     tables: list[str] = field(default_factory=list)
     problems: dict[str, ServiceError] = field(default_factory=dict)
+    shares: dict[str, FairShare] = field(default_factory=dict)
+    """Each data source's fair share of turns, by source name (/health, /metrics)."""
     """What keeps the agent from answering, by component (llm, data_database, checkpointer)."""
     memory: Memory | None = None
     """Ratings and examples; None when their database could not be opened."""
@@ -90,7 +93,7 @@ def llm_not_configured() -> ServiceError:
 
 
 def postgres_pool_options(settings: Settings) -> dict[str, Any]:
-    """Return the options of each PostgreSQL pool (see react_agent.databases.postgres_pool)."""
+    """Return the options of each PostgreSQL pool (see react_agent.databases.postgres.pool)."""
     return {
         "min_size": settings.postgres_pool_min_size,
         "max_size": settings.postgres_pool_max_size,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncmy
 import pytest
 
-from react_agent.databases.mysql_connection import connect_options
+from react_agent.databases.mysql.connection import connect_options
 from react_agent.sample_data.load_mysql import load_into_mysql
 from tests.support.requirements import skip_or_fail
 

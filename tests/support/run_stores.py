@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 import psycopg
 
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.runs.store.postgres.events import PostgresRunEvents
 from react_agent.runs.store.postgres.locks import PostgresThreadLocks
 from react_agent.runs.store.postgres.notifications import LISTEN_SESSION_NAME

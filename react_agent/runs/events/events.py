@@ -82,6 +82,21 @@ class RunWaiting:
 
 
 @dataclass(frozen=True)
+class SourceWaiting:
+    """A statement of the run waits for its turn on a busy data source (its fair share).
+
+    `ahead` is how many statements will run on the source before it (0: it is next).
+    """
+
+    source: str
+    ahead: int
+    step: int = 0
+    """Nodes finished so far when it started waiting (its progress event's step)."""
+    timestamp: str = _happened()
+    """When it happened (the API's local ISO time)."""
+
+
+@dataclass(frozen=True)
 class NodeFinished:
     """A graph node finished; `tool_names` are the tools it ran (for the tools node)."""
 
@@ -127,6 +142,7 @@ class RunFailed:
 RunEvent = (
     RunStarted
     | RunWaiting
+    | SourceWaiting
     | NodeFinished
     | ToolCalled
     | ToolReturned

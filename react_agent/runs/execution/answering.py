@@ -11,6 +11,7 @@ from langgraph.types import Durability
 
 from react_agent.approval.decisions import SQL_APPROVAL_KIND, ApprovalDecision
 from react_agent.approval.pending import INTERRUPT_UPDATE, describe_interrupt
+from react_agent.databases.fair_share import ASKER
 from react_agent.graph.run_context import RunContext
 from react_agent.runs.events.event_sink import CURRENT_EVENT_SINK, EventSink
 from react_agent.runs.events.events import RunResult, RunStarted, TokenStreamed
@@ -63,6 +64,8 @@ async def answer_question(
     CURRENT_EVENT_SINK.set(
         EventSink(run.append, stream_tokens, lambda: len(path), report=run.report)
     )
+    # Whose turn the run's statements take on a busy data source (databases/fair_share).
+    ASKER.set(run.actor.user_id if run.actor else run.thread_id.split(":", 1)[0])
     async with asyncio.timeout(turn.run_timeout):
         if flags.new_thread:
             snapshot = new_thread_snapshot(turn.config)

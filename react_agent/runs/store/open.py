@@ -17,7 +17,7 @@ from react_agent.runs.store.run_store import RunStore
 if TYPE_CHECKING:
     from psycopg_pool import AsyncConnectionPool
 
-    from react_agent.databases.postgres_batches import StatementBatches
+    from react_agent.storage.postgres_batches import StatementBatches
 
 
 @asynccontextmanager

@@ -12,7 +12,7 @@ import pytest
 
 from app.asking.thread_ids import ThreadIdClock, unique_new_thread_id
 from app.http.app_state import agent_service_of, thread_id_clock_of
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.runs.store.open import open_run_store
 from tests.support.live_server import ServiceClient, running_service
 from tests.support.mcp_client import http_session

@@ -11,7 +11,7 @@ import pytest
 from react_agent.catalog.drift import mark_drifted_examples
 from react_agent.catalog.service import CatalogService
 from react_agent.catalog.store import CatalogStore
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.examples import SQL, ExampleStore
 from react_agent.memory.migrations import migrate_memory

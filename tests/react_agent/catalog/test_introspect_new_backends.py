@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.duckdb_files import DuckDBFiles
-from react_agent.databases.mysql import MySQLDatabase
+from react_agent.databases.duckdb.files import DuckDBFiles
+from react_agent.databases.mysql.engine import MySQLDatabase
 from react_agent.sample_data.export_files import write_sample_folder
 
 REGIONS = tuple(sorted(["华东", "华南", "华北", "华中", "西南", "西北", "东北"]))

@@ -14,7 +14,7 @@ from langgraph.checkpoint.postgres.base import BasePostgresSaver
 from config import Settings
 from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
 from react_agent.conversations.thread_index import list_thread_ids
-from react_agent.databases.postgres_pool import postgres_conninfo
+from react_agent.databases.postgres.pool import postgres_conninfo
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import FINISHED, RunRecord
 from react_agent.runs.store.postgres.locks import PostgresThreadLocks

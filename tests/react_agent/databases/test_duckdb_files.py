@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from react_agent.databases.base import QueryFailed
-from react_agent.databases.duckdb_files import DuckDBFiles
-from react_agent.databases.file_tables import text_encoding
+from react_agent.databases.duckdb.file_tables import text_encoding
+from react_agent.databases.duckdb.files import DuckDBFiles
 from react_agent.errors import ServiceError
 from tests.support.data_files import make_data_folder
 

@@ -11,8 +11,8 @@ import uuid
 import pytest
 
 from react_agent.databases.base import QueryFailed
-from react_agent.databases.mysql import MySQLDatabase
-from react_agent.databases.mysql_connection import write_privileges
+from react_agent.databases.mysql.connection import write_privileges
+from react_agent.databases.mysql.engine import MySQLDatabase
 from tests.support.mysql import run_statements, with_database
 
 BIG = 9007199254740993  # 2**53 + 1: a float would round it
@@ -172,7 +172,7 @@ async def test_an_account_that_may_write_is_reported_at_start(
         f"GRANT SELECT ON `{database_name}`.* TO '{user}'@'%'",
     )
     try:
-        with caplog.at_level(logging.WARNING, "react_agent.databases.mysql_connection"):
+        with caplog.at_level(logging.WARNING, "react_agent.databases.mysql.connection"):
             root = await MySQLDatabase.open(mysql_sample_url, max_size=1)
             await root.aclose()
             assert "holds privileges beyond reading (ALL PRIVILEGES" in caplog.text

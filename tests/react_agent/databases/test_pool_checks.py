@@ -5,8 +5,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from react_agent.databases import postgres_pool
-from react_agent.databases.postgres_pool import open_pool, postgres_conninfo
+from react_agent.databases.postgres import pool as postgres_pool
+from react_agent.databases.postgres.pool import open_pool, postgres_conninfo
 
 
 async def terminate_backend_of_the_pooled_connection(url: str, pool) -> int:

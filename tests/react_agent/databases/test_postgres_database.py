@@ -11,7 +11,7 @@ import pytest
 
 from config import Settings
 from react_agent.databases.base import QueryFailed
-from react_agent.databases.postgres import PostgresDatabase
+from react_agent.databases.postgres.engine import PostgresDatabase
 from react_agent.errors import ServiceError
 from react_agent.sample_data.load_postgres import load_into_postgres
 from react_agent.service import open_agent_service

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from react_agent.databases.base import QueryFailed, SQLDatabase
-from react_agent.databases.postgres import PostgresDatabase
+from react_agent.databases.postgres.engine import PostgresDatabase
 from react_agent.databases.row_streams import STREAM_BATCH_ROWS
 from react_agent.sample_data.load_postgres import load_into_postgres
 

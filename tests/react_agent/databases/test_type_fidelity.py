@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.databases.postgres import PostgresDatabase
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.postgres.engine import PostgresDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 
 BIG = 9007199254740993  # 2**53 + 1: a float would round it
 

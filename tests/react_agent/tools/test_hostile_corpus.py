@@ -23,7 +23,7 @@ from psycopg import sql as pg_sql
 
 from config import Settings
 from react_agent.databases.base import QueryFailed
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.guard.sql_guard import QueryRejected, check_query
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.sample_data.build import content_digest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.tools.sql_tools import LIST_TABLES_PAGE, SqlTools
 
 

@@ -21,7 +21,7 @@ from react_agent.access.policy import load_policy
 from react_agent.access.scope import Scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.results.exports import start_csv_export
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.tools.sql_tools import SqlTools

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from react_agent.databases.sqlite import SQLiteDatabase
+from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.databases.urls import sqlite_path_from_url
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.tools.schema_tools import SchemaTools

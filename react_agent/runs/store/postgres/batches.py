@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from react_agent.databases.postgres_batches import Share, SourceBatch, StatementBatches
-from react_agent.databases.postgres_json import dumps
 from react_agent.group_writes import settle
 from react_agent.runs.store.events import FINISHED, RUNNING, Payload, RunRecord
 from react_agent.runs.store.postgres.notifications import EVENTS_CHANNEL
 from react_agent.runs.store.postgres.tables import refused
+from react_agent.storage.postgres_batches import Share, SourceBatch, StatementBatches
+from react_agent.storage.postgres_json import dumps
 
 RUN_COLUMNS = ("run_id", "thread_id", "user_id", "lang", "status", "owner", "trace_parent")
 """The columns of a `runs` row a batch stores with its run's first event."""
@@ -122,7 +122,7 @@ class EventBatches:
     A run's events come one at a time (each stored before the next is sent), so a batch
     holds at most one event per run and a run's events are stored in order; its end is
     queued once its last event is stored, so it goes in a later batch. The writer
-    (databases/postgres_batches) sends them with the checkpoint writes that wait with
+    (storage/postgres_batches) sends them with the checkpoint writes that wait with
     them, one statement and one commit for all.
 
     Args:

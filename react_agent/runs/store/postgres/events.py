@@ -9,7 +9,6 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.runs.events.event_log import Batch, flatten
 from react_agent.runs.store.events import (
     FINISHED,
@@ -30,6 +29,7 @@ from react_agent.runs.store.postgres.notifications import (
 )
 from react_agent.runs.store.postgres.schema import migrate_run_tables
 from react_agent.runs.store.postgres.tables import RunTables
+from react_agent.storage.postgres_batches import StatementBatches
 
 logger = logging.getLogger(__name__)
 

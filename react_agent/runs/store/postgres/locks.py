@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.postgres_pool import unavailable
+from react_agent.databases.postgres.pool import unavailable
 from react_agent.errors import ServiceError
 from react_agent.runs.store.locks import Release, liveness_key, thread_busy
 from react_agent.runs.store.postgres.lock_session import (

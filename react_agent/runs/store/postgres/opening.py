@@ -8,13 +8,13 @@ from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.postgres_batches import StatementBatches
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.postgres.events import PostgresRunEvents
 from react_agent.runs.store.postgres.locks import PostgresThreadLocks
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
 from react_agent.runs.store.run_store import RunStore
+from react_agent.storage.postgres_batches import StatementBatches
 
 
 @asynccontextmanager

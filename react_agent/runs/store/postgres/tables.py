@@ -10,7 +10,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool, PoolClosed, PoolTimeout
 
-from react_agent.databases.postgres_pool import unavailable
+from react_agent.databases.postgres.pool import unavailable
 
 
 def refused(conninfo: str, reason: Exception) -> Exception:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.runs.store.events import RunRecord
 from react_agent.runs.store.local import InProcessRunEvents, InProcessThreadLocks
 from react_agent.runs.store.open import open_run_store

@@ -7,13 +7,13 @@ import asyncio
 import psycopg
 import pytest
 
-from react_agent.databases.postgres_batches import StatementBatches
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import FINISHED, RUNNING, RunRecord
 from react_agent.runs.store.locks import liveness_key
 from react_agent.runs.store.postgres.batches import EventBatches, run_row
 from react_agent.runs.store.postgres.schema import MIGRATIONS
 from react_agent.runs.store.postgres.thread_ids import PostgresThreadIds
+from react_agent.storage.postgres_batches import StatementBatches
 from tests.support.held_runs import poll_until
 from tests.support.run_stores import open_two_stores
 

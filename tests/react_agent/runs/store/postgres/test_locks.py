@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.errors import ServiceError
 from react_agent.runs.store.local import InProcessThreadLocks
 from react_agent.runs.store.locks import liveness_key

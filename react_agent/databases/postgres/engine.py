@@ -15,8 +15,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.postgres_catalog import introspect_postgres
-from react_agent.databases.postgres_pool import (
+from react_agent.databases.postgres.catalog import introspect_postgres
+from react_agent.databases.postgres.pool import (
     PoolOptions,
     is_connection_failure,
     open_pool,

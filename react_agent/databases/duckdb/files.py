@@ -23,8 +23,8 @@ import duckdb
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.duckdb_catalog import introspect_duckdb
-from react_agent.databases.file_tables import LoadedTable, load_files
+from react_agent.databases.duckdb.catalog import introspect_duckdb
+from react_agent.databases.duckdb.file_tables import LoadedTable, load_files
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
 from react_agent.errors import ServiceError

@@ -14,8 +14,8 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from react_agent.databases.postgres_json import dumps, jsonb
-from react_agent.databases.postgres_pool import postgres_conninfo
+from react_agent.databases.postgres.pool import postgres_conninfo
+from react_agent.storage.postgres_json import dumps, jsonb
 
 
 class Word(str):

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 
-from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.databases.postgres.pool import is_connection_failure
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class HeldConnection:
 
     A statement that finds the connection it was just lent closed by the server is sent
     again on another (at most MAX_RESENDS times): the pool hands out a connection back for
-    less than a second unchecked (databases/postgres_pool.FRESH_SECONDS), and a server
+    less than a second unchecked (databases/postgres/pool.FRESH_SECONDS), and a server
     restarted meanwhile has closed every such one; each is dropped as it fails. The
     writers' statements may be sent twice (ON CONFLICT, NOTIFY).
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from react_agent.databases.postgres_pool import open_pool
+from react_agent.databases.postgres.pool import open_pool
 from react_agent.databases.urls import database_kind, sqlite_path_from_url
 
 Migration = Sequence[str]

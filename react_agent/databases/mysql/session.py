@@ -10,7 +10,7 @@ from typing import Any
 import asyncmy
 
 from react_agent.databases.base import QueryFailed, statement_timed_out
-from react_agent.databases.mysql_connection import (
+from react_agent.databases.mysql.connection import (
     bindable,
     kill_query,
     session_limits_sql,

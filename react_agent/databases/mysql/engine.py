@@ -14,15 +14,15 @@ from asyncmy.cursors import SSCursor
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.mysql_catalog import introspect_mysql
-from react_agent.databases.mysql_connection import (
+from react_agent.databases.mysql.catalog import introspect_mysql
+from react_agent.databases.mysql.connection import (
     bindable,
     connect_options,
     kill_query,
     shown_url,
     warn_about_write_privileges,
 )
-from react_agent.databases.mysql_session import (
+from react_agent.databases.mysql.session import (
     batch_time,
     fetch_all,
     read_only_session,

@@ -16,7 +16,7 @@ from react_agent.databases.catalog_model import (
     ForeignKey,
     keeps_values,
 )
-from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.databases.postgres.pool import is_connection_failure
 
 VALUES_TIMEOUT_MS = 2000
 """Milliseconds one table's distinct-values query may take; a slower one keeps no values."""

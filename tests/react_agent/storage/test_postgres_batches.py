@@ -10,10 +10,10 @@ from typing import Any
 from langgraph.checkpoint.base import empty_checkpoint
 
 from react_agent.conversations.postgres_checkpointer import open_postgres_checkpointer
-from react_agent.databases.postgres_batches import Share, statement
 from react_agent.errors import ServiceError
 from react_agent.runs.store.events import RunRecord
 from react_agent.runs.store.postgres.opening import open_postgres_store
+from react_agent.storage.postgres_batches import Share, statement
 from tests.support.held_runs import poll_until
 
 

@@ -4,7 +4,7 @@ The checkpointer's writes (conversations/postgres_checkpoint_batches) and the ru
 events (runs/store/postgres/batches) are each a `BatchSource`: it keeps its callers' writes
 until the writer takes them, and makes its share of a statement from those it gave. One
 writer per process sends every source's share in one statement, a data-modifying CTE
-each, on one connection it keeps while there is more to send (databases/postgres_held).
+each, on one connection it keeps while there is more to send (storage/postgres_held).
 
 Under load that is one statement and one commit where there were two, one for each kind:
 at c = 100 a question of the sample graph went from about 8 such statements to about 5,
@@ -21,8 +21,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from react_agent.databases.postgres_held import HeldConnection
-from react_agent.databases.postgres_pool import is_connection_failure
+from react_agent.databases.postgres.pool import is_connection_failure
+from react_agent.storage.postgres_held import HeldConnection
 
 logger = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from react_agent.databases import postgres_pool
-from react_agent.databases.postgres_held import HeldConnection
-from react_agent.databases.postgres_pool import open_pool, postgres_conninfo
+from react_agent.databases.postgres import pool as postgres_pool
+from react_agent.databases.postgres.pool import open_pool, postgres_conninfo
+from react_agent.storage.postgres_held import HeldConnection
 from tests.support.held_runs import poll_until
 
 

@@ -16,7 +16,7 @@ from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, 
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
 from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream, translating
-from react_agent.databases.sqlite_catalog import introspect_sqlite
+from react_agent.databases.sqlite.catalog import introspect_sqlite
 from react_agent.errors import ConfigurationError
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:

@@ -1,0 +1,1 @@
+"""A data source's fair share under a flood: `python -m bench.fair_share.wait`."""
