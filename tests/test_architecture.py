@@ -115,6 +115,30 @@ def test_the_web_layer_reaches_conversations_only_through_the_agent_service():
         assert _importers("app", f"react_agent.conversations.{reader}") == []
 
 
+def test_the_one_accept_head_reads_no_quart_request():
+    """asking/accept imports no quart (MCP over stdio calls it outside any request)."""
+    tree = ast.parse(MODULES["app.asking.accept"].read_text(encoding="utf-8"))
+    imported = {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        for name in (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
+    }
+    assert "quart" not in imported
+    reachable, todo = set(), ["app.asking.accept"]
+    while todo:
+        module = todo.pop()
+        if module not in reachable:
+            reachable.add(module)
+            todo.extend(GRAPH.get(module, ()))
+    assert "app.asking.accept_route" not in reachable
+
+
 def test_runs_and_conversations_do_not_import_each_other():
     assert _importers("react_agent.runs", "react_agent.conversations") == []
     assert _importers("react_agent.conversations", "react_agent.runs") == []
