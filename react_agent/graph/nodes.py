@@ -18,6 +18,7 @@ from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import (
+    AnswerNote,
     ExampleSource,
     HistoryHooks,
     ModelCallReporter,
@@ -72,6 +73,8 @@ class AgentNodes:
             `tables`.
         report_schema_retrieval: Tells the run's listeners how long the schema section
             took, once per question; None tells none.
+        answer_notes: Lines added under the final answer (a split among the candidates,
+            nothing the asker may see matched), each with its state fields.
 
     """
 
@@ -93,6 +96,7 @@ class AgentNodes:
     model_name: str = ""
     schema: SchemaPrompt | None = None
     report_schema_retrieval: SchemaRetrievalReporter | None = None
+    answer_notes: tuple[AnswerNote, ...] = ()
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -293,7 +297,14 @@ class AgentNodes:
             # Same id, so it replaces the empty message: the history shows what the client
             # got, and the model is never sent an empty assistant message.
             return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
-        return {"final_answer": text}
+        update: dict[str, Any] = {}
+        for answer_note in self.answer_notes:
+            line, fields = answer_note.note(state)
+            update.update(fields)
+            text = f"{text.rstrip()}\n\n{line}" if line else text
+        if text != message_text(last):  # same id: the history keeps the answer as sent
+            update["messages"] = [last.model_copy(update={"content": text})]
+        return {**update, "final_answer": text}
 
     def route_model_output(self, state: AgentState) -> str:
         """Go on to the tools when the model asked for them and steps remain; else answer."""

@@ -1,0 +1,238 @@
+"""ANSWER_CANDIDATES with ChatOpenAI over HTTP: candidates that agree, split 2-1, all differ."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+import pytest
+from langchain_core.messages import SystemMessage
+from pydantic import SecretStr
+
+from config import Settings
+from react_agent.results.candidate_sql import CANDIDATE_PROMPT
+from react_agent.results.candidates import CANDIDATES_MARKER
+from react_agent.runs.run_flags import RunFlags
+from react_agent.service.assembly import open_agent_service
+from react_agent.service.state import AgentService
+from tests.support.openai_stub import DEFAULT_SALES_SQL, OpenAIStub, Reply, ToolCall
+
+# The same result as DEFAULT_SALES_SQL (sales of completed orders per region), written apart.
+SAME_SQL = (
+    "SELECT r.region_name, ROUND(SUM(o.total_amount), 2) AS total FROM regions r "
+    "JOIN stores s ON s.region_id = r.region_id JOIN orders o ON o.store_id = s.store_id "
+    "WHERE o.status = '已完成' GROUP BY r.region_name ORDER BY total DESC"
+)
+# Another reading: every order, whatever its status.
+ALL_ORDERS_SQL = (
+    "SELECT r.region_name, ROUND(SUM(o.total_amount), 2) AS sales FROM orders o "
+    "JOIN stores s ON s.store_id = o.store_id JOIN regions r ON r.region_id = s.region_id "
+    "GROUP BY r.region_name ORDER BY sales DESC"
+)
+# A third: how many completed orders.
+COUNT_SQL = (
+    "SELECT r.region_name, COUNT(*) AS orders FROM orders o "
+    "JOIN stores s ON s.store_id = o.store_id JOIN regions r ON r.region_id = s.region_id "
+    "WHERE o.status = '已完成' GROUP BY r.region_name"
+)
+QUESTION = "各大区销售额"
+WRITER_OPENING = CANDIDATE_PROMPT.split("{dialect}")[0]
+
+
+def fenced(sql: str) -> str:
+    """Return a candidate reply as a model writes one: the query in a sql block."""
+    return f"```sql\n{sql}\n```"
+
+
+class ByRole:
+    """Answers the agent's requests and the candidate writer's from two scripts.
+
+    Handler threads answer concurrently; the candidate requests of one question arrive in
+    any order, so each script is read under a lock.
+    """
+
+    def __init__(self, agent: Sequence[Reply], candidates: Sequence[Reply]) -> None:
+        self.agent, self.candidates = deque(agent), deque(candidates)
+        self.lock = threading.Lock()
+        self.candidate_requests: list[dict[str, Any]] = []
+        self.agent_requests: list[dict[str, Any]] = []
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        system = next((m for m in body["messages"] if m.get("role") == "system"), {})
+        with self.lock:
+            if str(system.get("content") or "").startswith(WRITER_OPENING):
+                self.candidate_requests.append(body)
+                return self.candidates.popleft()
+            self.agent_requests.append(body)
+            return self.agent.popleft()
+
+
+def agent_script(sql: str, *answers: str) -> list[Reply]:
+    """Return the agent's replies: run `sql`, then answer with each of `answers` in turn."""
+    return [
+        Reply(tool_calls=[ToolCall("run_sql", {"sql": sql})]),
+        *(Reply(text=a) for a in answers),
+    ]
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def candidate_settings(settings: Settings, stub: OpenAIStub) -> Settings:
+    """Return settings whose model is ChatOpenAI on the stub, with three candidates."""
+    return settings.model_copy(
+        update={
+            "openai_base_url": stub.base_url,
+            "openai_api_key": SecretStr("test-key"),
+            "llm_model": "stub-model",
+            "llm_max_retries": 0,
+            "llm_timeout": 10.0,
+            "answer_candidates": "3",
+        }
+    )
+
+
+@pytest.fixture
+async def service(candidate_settings: Settings) -> AsyncIterator[AgentService]:
+    async with open_agent_service(candidate_settings) as opened:
+        yield opened
+
+
+async def test_three_candidates_that_agree_leave_the_answer_as_written(
+    service: AgentService, stub: OpenAIStub
+):
+    # The server honours n: the two other candidates come in one request.
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"),
+        [Reply(text=fenced(SAME_SQL), more_choices=[fenced(DEFAULT_SALES_SQL)])],
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:agree")
+
+    assert result.answer == "华东最多，约78.2万元。"  # no note: nothing disagreed
+    confidence = result.confidence
+    assert confidence is not None
+    assert (confidence["candidates"], confidence["agreeing"]) == (3, 3)
+    assert confidence["method"] == "execution_match"
+    assert (confidence["outcome"], confidence["sampling"]) == ("agreed", "n")
+    assert [q["status"] for q in confidence["queries"]] == ["ok", "ok", "ok"]
+    assert {q["group"] for q in confidence["queries"]} == {0}
+    assert len(policy.candidate_requests) == 1 and policy.candidate_requests[0]["n"] == 2
+    # The writer never reads the agent's query: its candidates are its own.
+    writer_prompt = str(policy.candidate_requests[0]["messages"])
+    assert "o.status = '已完成' GROUP BY r.region_name ORDER BY sales" not in writer_prompt
+    assert "compare_candidates" in result.execution_path
+    # Each candidate ran against the database: the agent's one plus two.
+    assert result.sql_execution_count == 3
+
+
+async def test_a_two_to_one_majority_against_the_agent_answers_from_the_majority(
+    service: AgentService, stub: OpenAIStub
+):
+    # The server ignores n: one choice comes back, and the other is asked for apart.
+    policy = ByRole(
+        agent_script(ALL_ORDERS_SQL, "华东最多。", "华东最多，约78.2万元。"),
+        [Reply(text=fenced(SAME_SQL)), Reply(text=fenced(DEFAULT_SALES_SQL))],
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:overturned")
+    snapshot = await service.runner.graph.aget_state(service.runner.config_for("cand:overturned"))
+
+    confidence = result.confidence
+    assert (confidence["candidates"], confidence["agreeing"]) == (3, 2)
+    assert (confidence["outcome"], confidence["sampling"]) == ("majority", "parallel")
+    assert [q["answers"] for q in confidence["queries"]] == [False, True, True]
+    assert len(policy.candidate_requests) == 2 and policy.candidate_requests[0].get("n") == 2
+    # The agent answered again from the majority's rows, told why; the answer says 2 of 3.
+    assert len(policy.agent_requests) == 3
+    told = policy.agent_requests[2]["messages"]
+    assert "2 of 3 agree" in str(told[-1]["content"])
+    assert result.answer.startswith("华东最多，约78.2万元。")
+    assert "3 条独立写出的查询中有 2 条结果一致" in result.answer
+    # The answer's SQL and rows are the majority's, and the thread shows why.
+    assert result.sql in (SAME_SQL, DEFAULT_SALES_SQL)
+    assert result.records["rows"][0]["region_name" if result.sql == SAME_SQL else "region"]
+    marked = [
+        m
+        for m in snapshot.values["messages"]
+        if isinstance(m, SystemMessage) and m.response_metadata.get(CANDIDATES_MARKER)
+    ]
+    assert len(marked) == 1
+    assert result.execution_path.count("compare_candidates") == 1
+    assert snapshot.values["messages"][-1].content == result.answer
+
+
+async def test_a_majority_with_the_agent_keeps_its_answer_and_says_one_differed(
+    service: AgentService, stub: OpenAIStub
+):
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"),
+        [Reply(text=fenced(SAME_SQL), more_choices=[fenced(ALL_ORDERS_SQL)])],
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:kept", lang="en-US")
+
+    assert (result.confidence["agreeing"], result.confidence["outcome"]) == (2, "majority")
+    assert len(policy.agent_requests) == 2  # no second answer
+    assert result.sql == DEFAULT_SALES_SQL
+    assert result.answer.startswith("华东最多，约78.2万元。\n\n⚖️ 2 of 3 independently")
+
+
+async def test_candidates_that_all_differ_are_a_split_the_answer_says(
+    service: AgentService, stub: OpenAIStub
+):
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"),
+        [Reply(text=fenced(ALL_ORDERS_SQL), more_choices=[fenced(COUNT_SQL)])],
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:split")
+
+    confidence = result.confidence
+    assert (confidence["candidates"], confidence["agreeing"]) == (3, 1)
+    assert confidence["outcome"] == "split"
+    assert [q["group"] for q in confidence["queries"]] == [0, 1, 2]
+    assert result.sql == DEFAULT_SALES_SQL  # the agent's own reading answers
+    assert "3 条独立写出的查询结果不一致" in result.answer
+
+
+async def test_a_split_with_clarification_on_is_asked_back(
+    candidate_settings: Settings, stub: OpenAIStub
+):
+    ask = ToolCall("ask_user", {"question": "销售额按哪些订单算？", "options": ["已完成", "全部"]})
+    policy = ByRole(
+        [*agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"), Reply(tool_calls=[ask])],
+        [Reply(text=fenced(ALL_ORDERS_SQL), more_choices=[fenced(COUNT_SQL)])],
+    )
+    stub.default_policy = policy
+    settings = candidate_settings.model_copy(update={"clarify": "on"})
+    async with open_agent_service(settings) as service:
+        run = await service.runner.start(QUESTION, "cand:ask", flags=RunFlags(clarify=True))
+        result = await run.result()
+
+    assert result.approval is not None and result.approval["kind"] == "clarification"
+    assert result.confidence["outcome"] == "asked"
+    told = policy.agent_requests[2]["messages"][-1]["content"]
+    assert "ask_user" in told and "3 different results" in told
+
+
+async def test_a_candidate_without_sql_or_refused_agrees_with_none(
+    service: AgentService, stub: OpenAIStub
+):
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"),
+        [Reply(text="I cannot tell.", more_choices=[fenced("DELETE FROM orders")])],
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:failed")
+
+    confidence = result.confidence
+    assert [q["status"] for q in confidence["queries"]] == ["ok", "no_sql", "refused"]
+    assert (confidence["agreeing"], confidence["outcome"]) == (1, "unconfirmed")
+    assert result.answer == "华东最多，约78.2万元。"  # nothing disagreed: no note
