@@ -93,6 +93,25 @@ def earlier_turns(messages: Sequence[AnyMessage], start: int) -> list[AnyMessage
     return pairs[humans[-EARLIER_TURNS] :] if len(humans) > EARLIER_TURNS else pairs
 
 
+@dataclass(frozen=True)
+class Written:
+    """The candidates written and run for one answer, and what writing them cost."""
+
+    candidates: list[Candidate]
+    sampling: str
+    """n (one request for all) or parallel (one call each)."""
+    calls: list[dict[str, Any]]
+    """One entry per model call made: its token usage ({} when none was reported)."""
+
+    def cost(self) -> dict[str, Any]:
+        """Return `{model_calls, usage}` as react_agent_meta.confidence reports it."""
+        usage = {
+            name: sum(int(call.get(name) or 0) for call in self.calls)
+            for name in ("input_tokens", "output_tokens", "total_tokens")
+        }
+        return {"model_calls": len(self.calls), "usage": usage if any(usage.values()) else None}
+
+
 @dataclass
 class CandidateWriter:
     """Writes and runs candidates with the agent's model, tools and prompt's schema.
@@ -120,8 +139,8 @@ class CandidateWriter:
     n_honoured: bool | None = field(default=None, init=False)
     """Whether the server answered a request with `n` with n choices (None: not yet asked)."""
 
-    async def write(self, state: dict[str, Any], count: int) -> tuple[list[Candidate], str]:
-        """Write `count` candidates and run each; return them (indexes 1…) and the sampling."""
+    async def write(self, state: dict[str, Any], count: int) -> Written:
+        """Write `count` candidates and run each; return them (indexes 1…) and their cost."""
         messages = state["messages"]
         start = question_turn(messages)
         question = message_text(messages[start])
@@ -134,9 +153,10 @@ class CandidateWriter:
         writer_input.append(HumanMessage(question))
         # The one boundary into the model: sensitive values become tokens (access/masking).
         writer_input = mask_for_model(writer_input, messages)
-        replies, sampling = await self._sample(writer_input, count)
+        spent: list[dict[str, Any]] = []
+        replies, sampling = await self._sample(writer_input, count, spent)
         runs = [self._run(reply, state, index) for index, reply in enumerate(replies, start=1)]
-        return list(await asyncio.gather(*runs)), sampling
+        return Written(list(await asyncio.gather(*runs)), sampling, spent)
 
     async def _schema(self, question: str, turn: Sequence[AnyMessage]) -> str:
         """Return the schema the writer reads: the catalogue's, else the tools' listing."""
@@ -164,28 +184,33 @@ class CandidateWriter:
         return "Tables:\n" + "\n\n".join(parts)
 
     async def _sample(
-        self, messages: list[BaseMessage], count: int
+        self, messages: list[BaseMessage], count: int, spent: list[dict[str, Any]]
     ) -> tuple[list[BaseMessage | BaseException], str]:
-        """Return `count` replies (an exception where a call failed) and how they were asked."""
+        """Return `count` replies (an exception where a call failed) and how they were asked.
+
+        Each call made adds its token usage to `spent` ({} when the server reports none).
+        """
         replies: list[BaseMessage | BaseException] = []
         sampling = "parallel"
         if count > 1 and self.n_honoured is not False:
             try:
-                replies = list(await self._call(messages, count))
+                replies = list(await self._call(messages, count, spent))
             except Exception as exc:
                 logger.info("candidates: a request with n=%d failed (%s); asking apart", count, exc)
             self.n_honoured = len(replies) >= count
             if self.n_honoured:
                 return replies[:count], "n"
         missing = count - len(replies)
-        calls = [self._call(messages, 1) for _ in range(missing)]
+        calls = [self._call(messages, 1, spent) for _ in range(missing)]
         for outcome in await asyncio.gather(*calls, return_exceptions=True):
             if isinstance(outcome, asyncio.CancelledError):
                 raise outcome
             replies.extend(outcome if isinstance(outcome, list) else [outcome])
         return replies, sampling
 
-    async def _call(self, messages: list[BaseMessage], n: int) -> list[BaseMessage]:
+    async def _call(
+        self, messages: list[BaseMessage], n: int, spent: list[dict[str, Any]]
+    ) -> list[BaseMessage]:
         """Ask the model once (for `n` choices), bounded by LLM_TIMEOUT, and report the call."""
         options: dict[str, Any] = {"temperature": self.temperature}
         if n > 1:
@@ -195,6 +220,7 @@ class CandidateWriter:
             async with asyncio.timeout(self.call_timeout):
                 result = await self.model.agenerate([messages], **options)
         except BaseException as exc:
+            spent.append({})
             cancelled = isinstance(exc, asyncio.CancelledError)
             self._report("cancelled" if cancelled else "error", started, None, exc)
             raise
@@ -202,6 +228,7 @@ class CandidateWriter:
         first = replies[0] if replies else None
         # A request with n reports its usage once, on every choice: counted once.
         usage = getattr(first, "usage_metadata", None)
+        spent.append(dict(usage or {}))
         name = (getattr(first, "response_metadata", None) or {}).get("model_name")
         self._report("ok", started, usage, None, name)
         return replies

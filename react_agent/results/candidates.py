@@ -99,7 +99,8 @@ class AnswerCandidatesStep:
             return {}
         artifact = answered.artifact
         agent = Candidate(0, artifact.get("sql"), "ok", artifact.get("records"), answered)
-        others, sampling = await self.writer.write(dict(state), self.count - 1)
+        written = await self.writer.write(dict(state), self.count - 1)
+        others, sampling = written.candidates, written.sampling
         weighing = weigh([agent, *others], self.dialect)
         ran = sum(c.status in ("ok", "error") for c in others)
         update: dict[str, Any] = {
@@ -107,15 +108,16 @@ class AnswerCandidatesStep:
             "sql_refusal_count": state.get("sql_refusal_count", 0)
             + sum(c.status == "refused" for c in others),
         }
+        outcome: str | None = None
         if weighing.overturns:
             update["messages"] = self._reanswer(weighing)
             chosen = weighing.answering[0]
             update["sql"], update["records"] = chosen.sql, chosen.records
         elif weighing.outcome == SPLIT and self.ask_tool and run_context().clarify:
             update["messages"] = [_request(self._ask_back(weighing))]
-            update["answer_confidence"] = weighing.confidence(trigger, sampling, ASKED)
-            return update
-        update["answer_confidence"] = weighing.confidence(trigger, sampling)
+            outcome = ASKED
+        confidence = weighing.confidence(trigger, sampling, outcome)
+        update["answer_confidence"] = {**confidence, **written.cost()}
         return update
 
     def route_after_candidates(self, state: AgentState) -> str:
@@ -189,17 +191,37 @@ def _answer_result(state: AgentState) -> ToolMessage | None:
 
 @dataclass(frozen=True)
 class CandidatesNote:
-    """The line under an answer whose candidates did not all agree (graph/hooks.AnswerNote)."""
+    """The line under an answer whose candidates did not all agree (graph/hooks.AnswerNote).
+
+    Args:
+        ask_tool: The clarifying tool's name; a split the agent was to ask about but
+            answered without asking is said like any split.
+
+    """
+
+    ask_tool: str | None = None
 
     def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
         """Return the line saying how many candidates agree, when some returned another result."""
         confidence = state.get("answer_confidence")
+        fields: dict[str, Any] = {}
+        if confidence and confidence.get("outcome") == ASKED and not self._asked(state):
+            confidence = {**confidence, "outcome": SPLIT}
+            fields["answer_confidence"] = confidence
         if not confidence or confidence.get("outcome") not in (MAJORITY, SPLIT):
-            return "", {}
+            return "", fields
         key = "CANDIDATES_MAJORITY" if confidence["outcome"] == MAJORITY else "CANDIDATES_SPLIT"
         total, agreeing = confidence["candidates"], confidence["agreeing"]
         line = localize(key, run_context().lang, n=total, k=agreeing, others=total - agreeing)
-        return line, {}
+        return line, fields
+
+    def _asked(self, state: AgentState) -> bool:
+        """Whether the question's turn holds an answer of the clarifying tool."""
+        messages = state["messages"]
+        return any(
+            isinstance(m, ToolMessage) and m.name == self.ask_tool
+            for m in messages[question_turn(messages) :]
+        )
 
 
 __all__ = ["AGREED", "AnswerCandidatesStep", "CandidatesNote"]

@@ -159,7 +159,7 @@ class AnswerCandidatesCheck:
             nodes.dialect,
             nodes.ask_tool,
         )
-        notes = (*nodes.answer_notes, CandidatesNote())
+        notes = (*nodes.answer_notes, CandidatesNote(nodes.ask_tool))
         return replace(parts, candidates=step).adding(answer_notes=notes)
 
 

@@ -42,6 +42,7 @@ async def test_three_candidates_that_agree_leave_the_answer_as_written(
     assert [q["status"] for q in confidence["queries"]] == ["ok", "ok", "ok"]
     assert {q["group"] for q in confidence["queries"]} == {0}
     assert len(policy.candidate_requests) == 1 and policy.candidate_requests[0]["n"] == 2
+    assert confidence["model_calls"] == 1 and confidence["usage"]["total_tokens"] > 0
     # The writer never reads the agent's query: its candidates are its own.
     writer_prompt = str(policy.candidate_requests[0]["messages"])
     assert "o.status = '已完成' GROUP BY r.region_name ORDER BY sales" not in writer_prompt
@@ -67,6 +68,7 @@ async def test_a_two_to_one_majority_against_the_agent_answers_from_the_majority
     assert (confidence["outcome"], confidence["sampling"]) == ("majority", "parallel")
     assert [q["answers"] for q in confidence["queries"]] == [False, True, True]
     assert len(policy.candidate_requests) == 2 and policy.candidate_requests[0].get("n") == 2
+    assert confidence["model_calls"] == 2
     # The agent answered again from the majority's rows, told why; the answer says 2 of 3.
     assert len(policy.agent_requests) == 3
     told = policy.agent_requests[2]["messages"]
@@ -154,3 +156,21 @@ async def test_a_candidate_without_sql_or_refused_agrees_with_none(
     assert [q["status"] for q in confidence["queries"]] == ["ok", "no_sql", "refused"]
     assert (confidence["agreeing"], confidence["outcome"]) == (1, "unconfirmed")
     assert result.answer == "华东最多，约78.2万元。"  # nothing disagreed: no note
+
+
+async def test_a_split_the_agent_was_to_ask_about_but_answered_is_said_like_any_split(
+    candidate_settings: Settings, stub: OpenAIStub
+):
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。", "华东最多。"),
+        [Reply(text=fenced(ALL_ORDERS_SQL), more_choices=[fenced(COUNT_SQL)])],
+    )
+    stub.default_policy = policy
+    settings = candidate_settings.model_copy(update={"clarify": "on"})
+    async with open_agent_service(settings) as service:
+        run = await service.runner.start(QUESTION, "cand:unasked", flags=RunFlags(clarify=True))
+        result = await run.result()
+
+    assert result.approval is None
+    assert result.confidence["outcome"] == "split"
+    assert result.answer.startswith("华东最多。\n\n⚖️ 3 条独立写出的查询结果不一致")
