@@ -143,5 +143,5 @@ class AnswerCandidates(Protocol):
 class AnswerNote(Protocol):
     """A line the final answer gets under the model's text (results/answer_notes)."""
 
-    def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
+    async def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
         """Return the line to add ('' for none) and the state fields that go with it."""

@@ -273,13 +273,13 @@ class AgentNodes:
 
     async def format_final_response(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text, and record the finished turn's history block."""
-        update = self._final_answer(state)
+        update = await self._final_answer(state)
         if self.history:
             finished = add_messages(state["messages"], update.get("messages", []))
             update["history_blocks"] = [self.history.record(finished)]
         return update
 
-    def _final_answer(self, state: AgentState) -> dict[str, Any]:
+    async def _final_answer(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text; when the step limit cut the run short, say so plainly."""
         last = state["messages"][-1]
         if requests_tools(last):
@@ -299,7 +299,7 @@ class AgentNodes:
             return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
         update: dict[str, Any] = {}
         for answer_note in self.answer_notes:
-            line, fields = answer_note.note(state)
+            line, fields = await answer_note.note(state)
             update.update(fields)
             text = f"{text.rstrip()}\n\n{line}" if line else text
         if text != message_text(last):  # same id: the history keeps the answer as sent

@@ -201,7 +201,7 @@ class CandidatesNote:
 
     ask_tool: str | None = None
 
-    def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
+    async def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
         """Return the line saying how many candidates agree, when some returned another result."""
         confidence = state.get("answer_confidence")
         fields: dict[str, Any] = {}

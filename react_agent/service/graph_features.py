@@ -167,11 +167,11 @@ class AnswerCandidatesCheck:
 class EmptyScopeNote:
     """An answer whose scoped query found nothing says so, naming the asker's filters."""
 
-    dialect: str
+    note: ScopeNote
 
     def attach(self, parts: GraphParts) -> GraphParts:
         """Add the scope note under the main graph's answers."""
-        return parts.adding(answer_notes=(*parts.nodes.answer_notes, ScopeNote(self.dialect)))
+        return parts.adding(answer_notes=(*parts.nodes.answer_notes, self.note))
 
 
 def graph_features(service: AgentService) -> list[GraphFeature]:
@@ -214,5 +214,5 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
                 settings.llm_timeout or None,
             )
         )
-    features.append(EmptyScopeNote(dialect))
+    features.append(EmptyScopeNote(ScopeNote(service.database, service.columns)))
     return features

@@ -37,7 +37,7 @@ SAME_SALES_SQL = (
     "SELECT st.store_name, ROUND(SUM(od.total_amount), 2) FROM stores st "
     "JOIN orders od ON od.store_id = st.store_id GROUP BY st.store_name"
 )
-NOTE = "🔒 在你可见的 region_id=1 数据中没有符合条件的记录。"
+NOTE = "🔒 在你可见的 华东 数据中没有符合条件的记录。"
 
 
 def bearer(user: str) -> dict[str, str]:
