@@ -36,12 +36,13 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import BaseTool
 
+from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import ModelCallReporter, SchemaPrompt
 from react_agent.graph.messages import message_text, requests_tools
 from react_agent.results.candidate_groups import Candidate
 from react_agent.runs.listener_reports import tables_read
-from react_agent.tools.sql_tools import DESCRIBE_TABLES, LIST_TABLES, RUN_SQL
+from react_agent.tools.sql_tools import RUN_SQL
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,8 @@ EARLIER_TURNS = 3
 """Earlier questions and answers a candidate writer reads (a follow-up needs them)."""
 SCHEMA_TABLES = 30
 """Readable tables described in full for the writer when there is no schema catalogue."""
+LISTING_TOOL, DESCRIBING_TOOL = "list_tables", "describe_tables"
+"""The agent's tools that show the asker's tables and columns, by name (when it has them)."""
 _FENCE = re.compile(r"```[ \t]*(?:sql)?[ \t]*\n?(?P<sql>.*?)```", re.IGNORECASE | re.DOTALL)
 _BARE = re.compile(r"^\s*(?:select|with)\b", re.IGNORECASE)
 
@@ -122,6 +125,7 @@ class CandidateWriter:
         dialect: The database's dialect, told to the writer.
         temperature: The samples' temperature (ANSWER_CANDIDATES_TEMPERATURE).
         schema: The catalogue's schema section for a question; None lists the tables.
+        tables: The database's tables, named to the writer when no tool lists them.
         report_model_call: Tells the run's listeners of each call; None tells none.
         model_name: The configured model's name, for reports whose answer names none.
         call_timeout: Seconds one model call may take (LLM_TIMEOUT); None: no bound here.
@@ -133,6 +137,7 @@ class CandidateWriter:
     dialect: str
     temperature: float = 0.7
     schema: SchemaPrompt | None = None
+    tables: Sequence[str] = ()
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
     call_timeout: float | None = None
@@ -169,8 +174,11 @@ class CandidateWriter:
                 if section:
                     return section
         parts: list[str] = []
-        if (listing := self.tools.get(LIST_TABLES)) is not None:
+        if (listing := self.tools.get(LISTING_TOOL)) is not None:
             parts.append(str(await listing.ainvoke({})))
+        else:
+            readable = [t for t in self.tables if current_scope().can_read(t)]
+            parts.append(", ".join(readable))
         named = sorted(
             {
                 name
@@ -179,7 +187,7 @@ class CandidateWriter:
                 for name in tables_read(str(message.artifact.get("sql") or ""), self.dialect)
             }
         )[:SCHEMA_TABLES]
-        if named and (describe := self.tools.get(DESCRIBE_TABLES)) is not None:
+        if named and (describe := self.tools.get(DESCRIBING_TOOL)) is not None:
             parts.append(str(await describe.ainvoke({"table_names": named})))
         return "Tables:\n" + "\n\n".join(parts)
 

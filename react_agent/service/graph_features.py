@@ -147,6 +147,7 @@ class AnswerCandidatesCheck:
             nodes.dialect,
             temperature=self.temperature,
             schema=nodes.schema,
+            tables=nodes.tables,
             report_model_call=nodes.report_model_call,
             model_name=nodes.model_name,
             call_timeout=self.call_timeout,

@@ -43,9 +43,14 @@ async def test_three_candidates_that_agree_leave_the_answer_as_written(
     assert {q["group"] for q in confidence["queries"]} == {0}
     assert len(policy.candidate_requests) == 1 and policy.candidate_requests[0]["n"] == 2
     assert confidence["model_calls"] == 1 and confidence["usage"]["total_tokens"] > 0
-    # The writer never reads the agent's query: its candidates are its own.
+    # The writer never reads the agent's query: its candidates are its own. It reads the
+    # tables as list_tables shows them, and the columns' types of those the agent read.
     writer_prompt = str(policy.candidate_requests[0]["messages"])
     assert "o.status = '已完成' GROUP BY r.region_name ORDER BY sales" not in writer_prompt
+    system = policy.candidate_requests[0]["messages"][0]["content"]
+    assert "customers (" in system and "regions (" in system
+    assert "total_amount REAL" in system or "total_amount NUMERIC" in system
+    assert policy.candidate_requests[0]["messages"][-1]["content"] == QUESTION
     assert "compare_candidates" in result.execution_path
     # Each candidate ran against the database: the agent's one plus two.
     assert result.sql_execution_count == 3
@@ -174,3 +179,27 @@ async def test_a_split_the_agent_was_to_ask_about_but_answered_is_said_like_any_
     assert result.approval is None
     assert result.confidence["outcome"] == "split"
     assert result.answer.startswith("华东最多。\n\n⚖️ 3 条独立写出的查询结果不一致")
+
+
+async def test_a_follow_ups_writer_reads_the_earlier_question_and_answer(
+    service: AgentService, stub: OpenAIStub
+):
+    agree = Reply(text=fenced(SAME_SQL), more_choices=[fenced(DEFAULT_SALES_SQL)])
+    policy = ByRole(
+        [
+            *agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"),
+            *agent_script(DEFAULT_SALES_SQL, "仍是华东。"),
+        ],
+        [agree, agree],
+    )
+    stub.default_policy = policy
+    await service.runner.ask(QUESTION, "cand:follow")
+    result = await service.runner.ask("那么按完成订单算呢？", "cand:follow")
+
+    assert result.confidence["agreeing"] == 3
+    roles = [(m["role"], m["content"]) for m in policy.candidate_requests[1]["messages"][1:]]
+    assert roles == [
+        ("user", QUESTION),
+        ("assistant", "华东最多，约78.2万元。"),
+        ("user", "那么按完成订单算呢？"),
+    ]
