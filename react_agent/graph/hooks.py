@@ -140,8 +140,16 @@ class AnswerCandidates(Protocol):
         """Return the agent when the answer must be written again, else the final response."""
 
 
+ANSWER_METADATA = "answer_metadata"
+"""A field an AnswerNote may return: kept in the final answer's response_metadata (a
+conversation read back shows what the run said, e.g. the candidates' confidence)."""
+
+
 class AnswerNote(Protocol):
-    """A line the final answer gets under the model's text (results/answer_notes)."""
+    """A line the final answer gets under the model's text (results/candidates, scope_note)."""
 
     async def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
-        """Return the line to add ('' for none) and the state fields that go with it."""
+        """Return the line to add ('' for none) and the state fields that go with it.
+
+        The field ANSWER_METADATA, if given, goes on the answer message instead.
+        """

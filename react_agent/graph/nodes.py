@@ -18,6 +18,7 @@ from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import (
+    ANSWER_METADATA,
     AnswerNote,
     ExampleSource,
     HistoryHooks,
@@ -298,12 +299,17 @@ class AgentNodes:
             # got, and the model is never sent an empty assistant message.
             return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
         update: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
         for answer_note in self.answer_notes:
             line, fields = await answer_note.note(state)
+            metadata.update(fields.pop(ANSWER_METADATA, None) or {})
             update.update(fields)
             text = f"{text.rstrip()}\n\n{line}" if line else text
-        if text != message_text(last):  # same id: the history keeps the answer as sent
-            update["messages"] = [last.model_copy(update={"content": text})]
+        if text != message_text(last) or metadata:  # same id: the history keeps it as sent
+            kept = {**last.response_metadata, **metadata}
+            update["messages"] = [
+                last.model_copy(update={"content": text, "response_metadata": kept})
+            ]
         return {**update, "final_answer": text}
 
     def route_model_output(self, state: AgentState) -> str:

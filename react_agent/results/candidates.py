@@ -25,6 +25,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 
 from config import localize
+from react_agent.graph.hooks import ANSWER_METADATA
 from react_agent.graph.messages import requests_tools, stamped
 from react_agent.graph.node_names import AGENT, FORMAT_FINAL_RESPONSE
 from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
@@ -43,6 +44,8 @@ from react_agent.results.candidate_sql import CandidateWriter, question_turn
 from react_agent.runs.answer_review import AnswerChecker, review_newest_answer
 from react_agent.tools.sql_tools import RUN_SQL
 
+CONFIDENCE_METADATA = "answer_confidence"
+"""The final answer's metadata key holding its confidence (react_agent_meta.confidence)."""
 CANDIDATES_MARKER = "answer_candidates"
 """Metadata key of the system message that sends the agent back after the candidates."""
 REANSWER_REQUEST = (
@@ -208,6 +211,8 @@ class CandidatesNote:
         if confidence and confidence.get("outcome") == ASKED and not self._asked(state):
             confidence = {**confidence, "outcome": SPLIT}
             fields["answer_confidence"] = confidence
+        if confidence:  # read back with the conversation (results/turn_results)
+            fields[ANSWER_METADATA] = {CONFIDENCE_METADATA: confidence}
         if not confidence or confidence.get("outcome") not in (MAJORITY, SPLIT):
             return "", fields
         key = "CANDIDATES_MAJORITY" if confidence["outcome"] == MAJORITY else "CANDIDATES_SPLIT"

@@ -59,6 +59,11 @@ async def test_sync_and_stream_carry_the_same_confidence(
         k: v for k, v in confidence.items() if k != "sampling"
     }
     assert any(e.type == "progress" and e.data["node"] == "compare_candidates" for e in events)
+    # Read back with the conversation, as the page restores the turn.
+    thread_id = body["data"]["conversation_id"]
+    detail = await candidates_service.http.get(f"/api/v0/react/conversations/{thread_id}")
+    assert detail.status_code == 200, detail.text
+    assert detail.json()["data"]["turns"][0]["confidence"] == confidence
 
 
 async def test_the_openai_route_and_mcp_carry_it_as_a_note(
