@@ -19,6 +19,7 @@ once per question, and only with steps left for the extra turn.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,8 @@ from react_agent.results.candidate_groups import (
 from react_agent.results.candidate_sql import CandidateWriter, question_turn
 from react_agent.runs.answer_review import AnswerChecker, review_newest_answer
 from react_agent.tools.sql_tools import RUN_SQL
+
+logger = logging.getLogger(__name__)
 
 CONFIDENCE_METADATA = "answer_confidence"
 """The final answer's metadata key holding its confidence (react_agent_meta.confidence)."""
@@ -102,7 +105,11 @@ class AnswerCandidatesStep:
             return {}
         artifact = answered.artifact
         agent = Candidate(0, artifact.get("sql"), "ok", artifact.get("records"), answered)
-        written = await self.writer.write(dict(state), self.count - 1)
+        try:
+            written = await self.writer.write(dict(state), self.count - 1)
+        except Exception as exc:  # a second opinion never fails the question it checks
+            logger.warning("candidates: none written (%s); the answer goes on unweighed", exc)
+            return {}
         others, sampling = written.candidates, written.sampling
         weighing = weigh([agent, *others], self.dialect)
         ran = sum(c.status in ("ok", "error") for c in others)

@@ -203,3 +203,20 @@ async def test_a_follow_ups_writer_reads_the_earlier_question_and_answer(
         ("assistant", "华东最多，约78.2万元。"),
         ("user", "那么按完成订单算呢？"),
     ]
+
+
+async def test_a_writer_whose_calls_fail_leaves_the_answer_as_it_was(
+    service: AgentService, stub: OpenAIStub
+):
+    # The request with n fails, then each call asked apart: three failed requests.
+    policy = ByRole(
+        agent_script(DEFAULT_SALES_SQL, "华东最多，约78.2万元。"), [Reply(status=500)] * 3
+    )
+    stub.default_policy = policy
+    result = await service.runner.ask(QUESTION, "cand:down")
+
+    assert result.answer == "华东最多，约78.2万元。"
+    confidence = result.confidence
+    assert [q["status"] for q in confidence["queries"]] == ["ok", "model_error", "model_error"]
+    assert (confidence["outcome"], confidence["model_calls"]) == ("unconfirmed", 3)
+    assert len(policy.candidate_requests) == 3
