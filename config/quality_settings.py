@@ -39,3 +39,30 @@ class QualitySettings(BaseSettings):
         "before answering (once per question; its warnings say repair: true); off adds "
         "nothing.",
     )
+    answer_candidates: Literal["off", "auto", "2", "3", "4", "5"] = Field(
+        default="auto",
+        description="Candidates that must agree (docs/candidates.md): besides the agent's own "
+        "query, write N-1 more SQL candidates for the question in parallel (one request "
+        "with n where the server honours it, else parallel calls), run each under the "
+        "asker's scope and the SQL guard, and group their results by the evaluation's "
+        "comparison; the majority answers and a split is said in the answer (or asked "
+        "back when clarification is on). N (2-5): for every question whose answer rests "
+        "on a query; auto: only when that query drew a lint warning, returned no rows, or "
+        "the answer check found an unsupported figure (ANSWER_CANDIDATES_AUTO_COUNT "
+        "candidates in all); off: never. Not for runs whose queries wait for approval. "
+        "react_agent_meta.confidence says {candidates, agreeing, method}.",
+    )
+    answer_candidates_auto_count: int = Field(
+        default=3,
+        ge=2,
+        le=5,
+        description="Candidates in all (the agent's query included) when ANSWER_CANDIDATES="
+        "auto finds a reason to doubt an answer.",
+    )
+    answer_candidates_temperature: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=2.0,
+        description="Sampling temperature of the extra candidates' model calls: above 0 so "
+        "that the samples of one request with n differ.",
+    )

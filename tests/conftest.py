@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,11 @@ from tests.support.sample_databases import sample_database  # noqa: F401
 from tests.support.slow_tests import CpuClock, is_slow
 
 SAMPLE_QUESTION = "每个地区的销售额是多少"
+
+# The suite's scripts count each model call: ANSWER_CANDIDATES=auto (the service's default)
+# would add calls to any script whose answer it doubts. Its own tests turn it on
+# (tests/react_agent/results/test_candidates.py); a test's environment may still set it.
+os.environ.setdefault("ANSWER_CANDIDATES", "off")
 
 
 @pytest.fixture(autouse=True)

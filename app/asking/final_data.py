@@ -53,6 +53,10 @@ def build_final_data(
         data["react_agent_meta"]["conversation_id_ignored"] = True
     if result.lint:  # only when a statement drew a warning (docs/lint.md)
         data["react_agent_meta"]["lint"] = result.lint
+    if result.confidence is not None:  # only when candidates were written (docs/candidates.md)
+        data["react_agent_meta"]["confidence"] = _shown_confidence(result)
+    if result.scope_note is not None:  # only for an empty answer under a scope
+        data["react_agent_meta"]["scope_note"] = result.scope_note
     if result.trace_id is not None:  # only with tracing on (docs/observability.md)
         data["react_agent_meta"]["trace_id"] = result.trace_id
     if result.sql is not None:
@@ -69,3 +73,12 @@ def build_final_data(
         data["answer_check"] = result.answer_check
     data["timestamp"] = timestamp or now_timestamp()
     return data
+
+
+def _shown_confidence(result: RunResult) -> dict[str, Any]:
+    """Return the candidates' confidence; a role without show_sql sees no candidate's SQL."""
+    confidence = dict(result.confidence or {})
+    if not result.show_sql:
+        queries = confidence.get("queries") or []
+        confidence["queries"] = [{k: v for k, v in q.items() if k != "sql"} for q in queries]
+    return confidence

@@ -26,6 +26,7 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError, bad_request
 from react_agent.guard.sql_guard import is_table_allowed
 from react_agent.results.answer_check import unsupported_note
+from react_agent.results.candidate_groups import confidence_note
 from react_agent.runs.events.events import NodeFinished, RunResult
 from react_agent.service import AgentService
 
@@ -103,9 +104,10 @@ class DataTools:
             "conversation_id": ask.thread_id,
             "usage": usage_body(result.usage),
         }
-        note = unsupported_note(result.answer_check)
-        if note:
-            reply["note"] = note  # figures of the answer that no row of its results holds
+        notes = [unsupported_note(result.answer_check), confidence_note(result.confidence)]
+        if any(notes):
+            # Figures of the answer that no row holds; how many SQL candidates agree.
+            reply["note"] = "\n".join(note for note in notes if note)
         return reply
 
     async def _run(

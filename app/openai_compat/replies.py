@@ -9,6 +9,7 @@ from typing import Any
 
 from config import node_display
 from react_agent.results.answer_check import unsupported_note
+from react_agent.results.candidate_groups import confidence_note
 from react_agent.runs.events.events import NodeFinished, RunResult
 
 TABLE_ROWS = 20
@@ -36,8 +37,12 @@ def step_line(event: NodeFinished, lang: str) -> str:
 
 
 def answer_markdown(result: RunResult) -> str:
-    """Return the answer (and a note on unsupported figures), the SQL and the first rows."""
-    parts = [result.answer.strip(), unsupported_note(result.answer_check) or ""]
+    """Return the answer (and notes: unsupported figures, candidates), the SQL and first rows."""
+    parts = [
+        result.answer.strip(),
+        unsupported_note(result.answer_check) or "",
+        confidence_note(result.confidence) or "",
+    ]
     if result.sql and result.show_sql:  # a role without show_sql gets no SQL
         parts.append(f"```sql\n{result.sql.strip()}\n```")
     if result.records and result.records.get("columns"):

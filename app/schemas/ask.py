@@ -68,6 +68,17 @@ class AgentMeta(OpenModel):
         description="SQL lint warnings on the turn's statements, {rule, message, sql, repair?}; "
         "absent when none (SQL_LINT, docs/lint.md).",
     )
+    confidence: dict[str, Any] | None = Field(
+        default=None,
+        description="When more SQL candidates were written for the answer (ANSWER_CANDIDATES, "
+        "docs/candidates.md): {candidates, agreeing, method, outcome, trigger, sampling, "
+        "queries: [{sql, status, row_count, group, answers}]}; absent otherwise.",
+    )
+    scope_note: str | None = Field(
+        default=None,
+        description="When the answer's query returned no rows under the asker's row filters: "
+        "the line saying nothing they may see matches, naming their filters; absent otherwise.",
+    )
 
 
 class FinalData(OpenModel):

@@ -98,7 +98,8 @@ class Conversation(OpenModel):
         default_factory=list,
         description="One item per question, oldest first: question, answer, timestamp, sql, "
         "sqls, records, chart and result_id, as the final data of that question had them, "
-        "and answer_check for an answered question unless ANSWER_CHECK=off.",
+        "and answer_check for an answered question unless ANSWER_CHECK=off; confidence "
+        "when SQL candidates weighed the answer (ANSWER_CANDIDATES).",
     )
 
 

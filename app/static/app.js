@@ -139,6 +139,8 @@ function onStreamMessage(run, event) {
     case "progress":
       turn.progress.onProgress(data);
       if (data.answer_repair) turn.restartAnswer(); // ANSWER_CHECK=repair: a new answer follows
+      // ANSWER_CANDIDATES: a majority that overturns the query sends the answer back.
+      if (data.node === "compare_candidates") turn.expectNewAnswer();
       break;
     case "tool_call":
       turn.addToolCall(data);

@@ -20,6 +20,7 @@ export async function restoreTurns(threadId, lang) {
       records: item.records,
       chart: item.chart,
       answer_check: item.answer_check,
+      react_agent_meta: item.confidence ? { confidence: item.confidence } : undefined,
       conversation_id: threadId,
       user_id: conversation.user_id,
     };

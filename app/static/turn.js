@@ -2,6 +2,7 @@
 // the chart, the results, the SQL, the thumbs, then the folded progress and the steps taken.
 
 import { showAnswerCheck } from "./answer_check.js";
+import { confidenceView } from "./candidates.js";
 import { chartView } from "./chart.js";
 import { feedbackView } from "./feedback.js";
 import { label } from "./i18n.js";
@@ -48,8 +49,17 @@ export class Turn {
     return this.progress;
   }
 
+  /** The candidates may send the answer back: a new answer's first token replaces it. */
+  expectNewAnswer() {
+    this.newAnswerMayFollow = true;
+  }
+
   /** Add streamed answer text; it is rendered as Markdown at most once per frame. */
   addToken(content) {
+    if (this.newAnswerMayFollow) {
+      this.newAnswerMayFollow = false;
+      this.restartAnswer();
+    }
     this.text += content;
     this.progress?.onToken();
     if (this.pendingRender) return;
@@ -86,6 +96,8 @@ export class Turn {
     renderMarkdown(this.answer, this.text);
     // Marked on the sanitised answer's text nodes: the check's texts never become markup.
     const parts = showAnswerCheck(this.answer, data.answer_check);
+    const confidence = confidenceView(data.react_agent_meta?.confidence);
+    if (confidence) parts.push(confidence);
     const records = data.records;
     const rows = records?.rows?.length ?? 0;
     const total = records?.total_row_count ?? rows;

@@ -10,10 +10,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 
 from react_agent.graph.features import GraphParts
-from react_agent.graph.hooks import AnswerReview
+from react_agent.graph.hooks import AnswerCandidates, AnswerReview
 from react_agent.graph.node_names import (
     AGENT,
     APPROVE_SQL,
+    COMPARE_CANDIDATES,
     END,
     FORMAT_FINAL_RESPONSE,
     PREPARE_TOOL_INPUT,
@@ -34,10 +35,11 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     With a tool gate (approval), runs that ask for it stop before each query for a
     person's decision. With a review (ANSWER_CHECK=repair), a question's first answer is
     checked against its rows before it is final, and one with unsupported figures goes
-    back to the model once.
+    back to the model once. With candidates (ANSWER_CANDIDATES), an answer resting on a
+    query is first weighed against more candidates; one the majority contradicts goes back.
     """
     nodes, tools, approval = parts.bound_nodes(), list(parts.tools), parts.gate
-    review = parts.review
+    review, candidates = parts.review, parts.candidates
     # What a run asks (its language, its pauses) comes as its typed context (run_context).
     builder = StateGraph(AgentState, context_schema=RunContext)
     builder.add_node(TRIM_MESSAGES, nodes.trim_messages)
@@ -56,18 +58,25 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     builder.add_edge(START, TRIM_MESSAGES)
     builder.add_edge(TRIM_MESSAGES, AGENT)
     # The model either asks for tools or answers (also when the step limit is near).
-    if review is None:
+    answering = [
+        *([COMPARE_CANDIDATES] if candidates else []),
+        *([REVIEW_ANSWER] if review else []),
+        FORMAT_FINAL_RESPONSE,
+    ]
+    # An answer may be weighed against candidates, then checked, on its way out.
+    route = _reviewing(nodes.route_model_output, review, candidates)
+    builder.add_conditional_edges(AGENT, route, [PREPARE_TOOL_INPUT, *answering])
+    if candidates is not None:
+        builder.add_node(COMPARE_CANDIDATES, candidates.compare_candidates)
+        # The majority's rows go back to the agent to answer from; else on to the answer.
         builder.add_conditional_edges(
-            AGENT, nodes.route_model_output, [PREPARE_TOOL_INPUT, FORMAT_FINAL_RESPONSE]
+            COMPARE_CANDIDATES,
+            _reviewing(candidates.route_after_candidates, review, None),
+            [AGENT, *answering[1:]],
         )
-    else:
+    if review is not None:
         # A first answer is checked on its way out; an unsupported one gets one repair turn.
         builder.add_node(REVIEW_ANSWER, review.review_answer)
-        builder.add_conditional_edges(
-            AGENT,
-            _reviewing(nodes.route_model_output, review),
-            [PREPARE_TOOL_INPUT, REVIEW_ANSWER, FORMAT_FINAL_RESPONSE],
-        )
         builder.add_conditional_edges(
             REVIEW_ANSWER, review.route_after_review, [AGENT, FORMAT_FINAL_RESPONSE]
         )
@@ -92,12 +101,20 @@ def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> 
     return builder.compile(checkpointer=checkpointer, name="sql_react_agent")
 
 
-def _reviewing(route: Callable[[AgentState], str], review: AnswerReview) -> Callable[..., str]:
-    """Return `route` with answers the review wants to see sent to it first."""
+def _reviewing(
+    route: Callable[[AgentState], str],
+    review: AnswerReview | None,
+    candidates: AnswerCandidates | None,
+) -> Callable[..., str]:
+    """Return `route` with answers the candidates, then the review, want to see sent there."""
 
     def route_with_review(state: AgentState) -> str:
         target = route(state)
-        if target == FORMAT_FINAL_RESPONSE and review.wants_review(state):
+        if target != FORMAT_FINAL_RESPONSE:
+            return target
+        if candidates is not None and candidates.wants_candidates(state):
+            return COMPARE_CANDIDATES
+        if review is not None and review.wants_review(state):
             return REVIEW_ANSWER
         return target
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
-from react_agent.graph.hooks import AnswerReview, ToolGate
+from react_agent.graph.hooks import AnswerCandidates, AnswerReview, ToolGate
 from react_agent.graph.nodes import AgentNodes
 
 
@@ -29,6 +29,7 @@ class GraphParts:
         tools: The tools the model may call, in the order it is told of them.
         gate: Holds tool calls for a decision before they run (approval); None holds none.
         review: Sees a question's first answer before it is final (ANSWER_CHECK=repair).
+        candidates: Checks an answer's query against more candidates (ANSWER_CANDIDATES).
 
     """
 
@@ -37,6 +38,7 @@ class GraphParts:
     tools: tuple[BaseTool, ...] = ()
     gate: ToolGate | None = None
     review: AnswerReview | None = None
+    candidates: AnswerCandidates | None = None
 
     def adding(self, tools: list[BaseTool] | None = None, **hooks: Any) -> GraphParts:
         """Return these parts with `tools` after the others and `hooks` set on the nodes."""

@@ -3,8 +3,9 @@
 The graph knows its optional features only through these: the features of
 service/graph_features.py give the nodes an object of each shape (the history's blocks,
 the memory's examples and retrieval reporter, the catalogue's schema section, the
-approval's tool gate, the answer review of ANSWER_CHECK=repair), the runner a model-call
-and a schema reporter, or None to leave it out.
+approval's tool gate, the answer review of ANSWER_CHECK=repair, the answer candidates of
+ANSWER_CANDIDATES, the notes under an answer), the runner a model-call and a schema
+reporter, or None to leave it out.
 """
 
 from __future__ import annotations
@@ -124,3 +125,31 @@ class AnswerReview(Protocol):
 
     def route_after_review(self, state: AgentState) -> str:
         """Return the next node: the agent for the repair turn, else the final response."""
+
+
+class AnswerCandidates(Protocol):
+    """More SQL candidates that must agree, ANSWER_CANDIDATES (react_agent.results.candidates)."""
+
+    def wants_candidates(self, state: AgentState) -> bool:
+        """Whether the newest answer, resting on a query, is one to check against candidates."""
+
+    async def compare_candidates(self, state: AgentState) -> dict[str, Any]:
+        """Write and run the other candidates, group the results, keep the confidence."""
+
+    def route_after_candidates(self, state: AgentState) -> str:
+        """Return the agent when the answer must be written again, else the final response."""
+
+
+ANSWER_METADATA = "answer_metadata"
+"""A field an AnswerNote may return: kept in the final answer's response_metadata (a
+conversation read back shows what the run said, e.g. the candidates' confidence)."""
+
+
+class AnswerNote(Protocol):
+    """A line the final answer gets under the model's text (results/candidates, scope_note)."""
+
+    async def note(self, state: AgentState) -> tuple[str, dict[str, Any]]:
+        """Return the line to add ('' for none) and the state fields that go with it.
+
+        The field ANSWER_METADATA, if given, goes on the answer message instead.
+        """

@@ -11,6 +11,8 @@ UPDATE_STATE_AFTER_TOOL = "update_state_after_tool"
 FORMAT_FINAL_RESPONSE = "format_final_response"
 REVIEW_ANSWER = "review_answer"
 """Only with ANSWER_CHECK=repair: checks a first answer and may send it back once."""
+COMPARE_CANDIDATES = "compare_candidates"
+"""Only with ANSWER_CANDIDATES on: more SQL candidates for an answer, grouped by results."""
 
 QUEUED = "__queued__"
 """Not a node: the stream's progress name for a run waiting to start (display: Queued)."""
@@ -26,15 +28,17 @@ GRAPH_NODES = (
     APPROVE_SQL,
     TOOLS,
     UPDATE_STATE_AFTER_TOOL,
+    COMPARE_CANDIDATES,
     REVIEW_ANSWER,
     FORMAT_FINAL_RESPONSE,
 )
 """Every node the graph may declare, in the order a tool-using run first meets them
-(REVIEW_ANSWER only with ANSWER_CHECK=repair)."""
+(REVIEW_ANSWER only with ANSWER_CHECK=repair, COMPARE_CANDIDATES only with ANSWER_CANDIDATES)."""
 
 __all__ = [
     "AGENT",
     "APPROVE_SQL",
+    "COMPARE_CANDIDATES",
     "END",
     "FORMAT_FINAL_RESPONSE",
     "GRAPH_NODES",

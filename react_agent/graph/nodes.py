@@ -18,6 +18,8 @@ from config import localize
 from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
 from react_agent.graph.hooks import (
+    ANSWER_METADATA,
+    AnswerNote,
     ExampleSource,
     HistoryHooks,
     ModelCallReporter,
@@ -72,6 +74,8 @@ class AgentNodes:
             `tables`.
         report_schema_retrieval: Tells the run's listeners how long the schema section
             took, once per question; None tells none.
+        answer_notes: Lines added under the final answer (a split among the candidates,
+            nothing the asker may see matched), each with its state fields.
 
     """
 
@@ -93,6 +97,7 @@ class AgentNodes:
     model_name: str = ""
     schema: SchemaPrompt | None = None
     report_schema_retrieval: SchemaRetrievalReporter | None = None
+    answer_notes: tuple[AnswerNote, ...] = ()
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -269,13 +274,13 @@ class AgentNodes:
 
     async def format_final_response(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text, and record the finished turn's history block."""
-        update = self._final_answer(state)
+        update = await self._final_answer(state)
         if self.history:
             finished = add_messages(state["messages"], update.get("messages", []))
             update["history_blocks"] = [self.history.record(finished)]
         return update
 
-    def _final_answer(self, state: AgentState) -> dict[str, Any]:
+    async def _final_answer(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text; when the step limit cut the run short, say so plainly."""
         last = state["messages"][-1]
         if requests_tools(last):
@@ -293,7 +298,19 @@ class AgentNodes:
             # Same id, so it replaces the empty message: the history shows what the client
             # got, and the model is never sent an empty assistant message.
             return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
-        return {"final_answer": text}
+        update: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
+        for answer_note in self.answer_notes:
+            line, fields = await answer_note.note(state)
+            metadata.update(fields.pop(ANSWER_METADATA, None) or {})
+            update.update(fields)
+            text = f"{text.rstrip()}\n\n{line}" if line else text
+        if text != message_text(last) or metadata:  # same id: the history keeps it as sent
+            kept = {**last.response_metadata, **metadata}
+            update["messages"] = [
+                last.model_copy(update={"content": text, "response_metadata": kept})
+            ]
+        return {**update, "final_answer": text}
 
     def route_model_output(self, state: AgentState) -> str:
         """Go on to the tools when the model asked for them and steps remain; else answer."""

@@ -67,6 +67,15 @@ class AgentState(TypedDict, total=False):
     for the question's one repair turn (`{checked, supported, unsupported}`); None while the
     question has had no repair turn."""
 
+    answer_confidence: dict[str, Any] | None
+    """With ANSWER_CANDIDATES: how many SQL candidates were written for the answer and how
+    many agree (results/candidates: `{candidates, agreeing, method, ...}`); None while the
+    question has had none."""
+
+    scope_note: str | None
+    """The line saying that nothing the asker may see matched, naming their filters, when
+    a scoped query of the answer returned no rows (results/scope_note); None otherwise."""
+
     remaining_steps: RemainingSteps
     """Steps left before the recursion limit (managed by LangGraph)."""
 
@@ -93,6 +102,8 @@ def new_question_state() -> dict[str, Any]:
         "sql_approval": {"approved": [], "refused_edit": None},
         "final_answer": None,
         "answer_repair": None,
+        "answer_confidence": None,
+        "scope_note": None,
         "examples_prompt": None,
         "examples_used": [],
         "instructions_used": [],

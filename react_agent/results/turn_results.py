@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemM
 
 from react_agent.graph.messages import message_text
 from react_agent.results.answer_repair import REPAIR_MARKER
+from react_agent.results.candidates import CONFIDENCE_METADATA
 from react_agent.results.charts import asks_for_share, build_chart
 from react_agent.runs.execution.answer_review import (
     AnswerChecker,
@@ -25,6 +26,8 @@ def conversation_turns(
 ) -> list[dict[str, Any]]:
     """Return one item per question: `question`, `answer`, `sql`, `sqls`, `records`, `chart`.
 
+    An answer that candidates weighed (ANSWER_CANDIDATES) also has its `confidence`.
+
     `sql` and `records` are the turn's last query that ran well (as the final data of that
     question had them), so a page reopening the conversation shows what it showed live.
     With `check` (ANSWER_CHECK on or repair), an answered turn also has `answer_check`,
@@ -41,6 +44,8 @@ def conversation_turns(
         elif isinstance(message, AIMessage) and message_text(message):
             turns[-1]["answer"] = message_text(message)
             ends[-1]["answer"] = index
+            if confidence := message.response_metadata.get(CONFIDENCE_METADATA):
+                turns[-1]["confidence"] = confidence  # ANSWER_CANDIDATES weighed it
         elif isinstance(message, ToolMessage):
             _add_results(turns[-1], message)
         elif isinstance(message, SystemMessage) and message.response_metadata.get(REPAIR_MARKER):

@@ -21,6 +21,9 @@ from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, buil
 from react_agent.quotas.subquestions import SubquestionQuota
 from react_agent.results.answer_check import check_answer
 from react_agent.results.answer_repair import AnswerRepair
+from react_agent.results.candidate_sql import CandidateWriter
+from react_agent.results.candidates import AnswerCandidatesStep, CandidatesNote
+from react_agent.results.scope_note import ScopeNote
 from react_agent.runs.events.listener_reports import report_query
 from react_agent.runs.events.retrieval_events import report_retrieval
 from react_agent.service.schema_catalog import schema_context, schema_tools
@@ -79,7 +82,7 @@ class SubAgents:
 
     def attach(self, parts: GraphParts) -> GraphParts:
         """Add delegate over a graph of the parts so far, without the gate or a checkpointer."""
-        graph = build_graph(replace(parts, gate=None, review=None), None)
+        graph = build_graph(replace(parts, gate=None, review=None, candidates=None), None)
         tool = build_delegate_tool(
             graph,
             max_parallel=self.max_parallel,
@@ -124,6 +127,54 @@ class AnswerReviewStep:
         return replace(parts, review=self.review)
 
 
+@dataclass(frozen=True)
+class AnswerCandidatesCheck:
+    """ANSWER_CANDIDATES: an answer's query weighed against more candidates that must agree."""
+
+    count: int
+    auto: bool
+    check_figures: bool
+    """Whether auto also weighs an answer the answer check doubts (ANSWER_CHECK not off)."""
+    temperature: float
+    call_timeout: float | None
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Set the candidates step over the tools, model and schema attached so far."""
+        nodes = parts.nodes
+        writer = CandidateWriter(
+            parts.model,
+            {tool.name: tool for tool in parts.tools},
+            nodes.dialect,
+            temperature=self.temperature,
+            schema=nodes.schema,
+            tables=nodes.tables,
+            report_model_call=nodes.report_model_call,
+            model_name=nodes.model_name,
+            call_timeout=self.call_timeout,
+        )
+        step = AnswerCandidatesStep(
+            writer,
+            self.count,
+            self.auto,
+            check_answer if self.check_figures else None,
+            nodes.dialect,
+            nodes.ask_tool,
+        )
+        notes = (*nodes.answer_notes, CandidatesNote(nodes.ask_tool))
+        return replace(parts, candidates=step).adding(answer_notes=notes)
+
+
+@dataclass(frozen=True)
+class EmptyScopeNote:
+    """An answer whose scoped query found nothing says so, naming the asker's filters."""
+
+    note: ScopeNote
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Add the scope note under the main graph's answers."""
+        return parts.adding(answer_notes=(*parts.nodes.answer_notes, self.note))
+
+
 def graph_features(service: AgentService) -> list[GraphFeature]:
     """Return the features the settings turn on, in the order they attach."""
     settings = service.settings
@@ -152,4 +203,17 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
     features.append(ApprovalGate(SqlApproval(dialect, settings.allowed_tables, report_query)))
     if settings.answer_check == "repair":
         features.append(AnswerReviewStep(AnswerRepair(check_answer)))
+    if settings.answer_candidates != "off":
+        auto = settings.answer_candidates == "auto"
+        count = settings.answer_candidates_auto_count if auto else int(settings.answer_candidates)
+        features.append(
+            AnswerCandidatesCheck(
+                count,
+                auto,
+                settings.answer_check != "off",
+                settings.answer_candidates_temperature,
+                settings.llm_timeout or None,
+            )
+        )
+    features.append(EmptyScopeNote(ScopeNote(service.database, service.columns)))
     return features

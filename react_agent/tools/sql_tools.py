@@ -244,7 +244,8 @@ class SqlTools:
                 status="error",
                 artifact={"sql": sql, "outcome": "failed", "error": str(exc)},
             )
-        self._report(sql, sql, "ok", started, row_count=result.total_row_count)
+        # As run: the scoped statement (docs/audit-and-quotas.md), as check_sql's plan is.
+        self._report(sql, scoped.sql, "ok", started, row_count=result.total_row_count)
         sensitive = sensitive_names(
             result.columns, scoped.sensitive_positions, scoped.output_count, scoped.sensitive_names
         )

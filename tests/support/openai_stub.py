@@ -104,6 +104,10 @@ class Reply:
     """Sent instead of "stop" or "tool_calls", e.g. "length" (cut at max_tokens)."""
     chunk_delay: float = 0.0
     """Streaming only: seconds between two SSE events (a server that writes slowly)."""
+    more_choices: list[str] = field(default_factory=list)
+    """Not streaming: the texts of further choices, sent when the request asks for `n` > 1
+    (up to n in all); without them the stub answers one choice, as servers that ignore
+    `n` (Ollama, llama.cpp) do."""
 
 
 Policy = Callable[[dict[str, Any]], Reply]
@@ -646,6 +650,20 @@ class OpenAIStub:
                 }
                 for call, call_id in calls
             ]
+        choices = [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
+            }
+        ]
+        wanted = body.get("n") if isinstance(body.get("n"), int) else 1
+        for text in reply.more_choices[: max(0, wanted - 1)]:
+            more = {"role": "assistant", "content": text, "refusal": None}
+            choices.append(
+                {"index": len(choices), "message": more, "logprobs": None, "finish_reason": "stop"}
+            )
         handler.send_json(
             200,
             {
@@ -654,14 +672,7 @@ class OpenAIStub:
                 "created": int(time.time()),
                 "model": model,
                 "system_fingerprint": "fp_openai_stub",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": message,
-                        "logprobs": None,
-                        "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
-                    }
-                ],
+                "choices": choices,
                 **({"usage": usage} if reply.report_usage else {}),
             },
             reply.headers,

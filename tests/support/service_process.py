@@ -172,9 +172,10 @@ def service_environment(env_overrides: Mapping[str, str] | None, tmp_path: Path)
 
     The parent's environment minus every service setting it may carry (so a developer's
     shell cannot change what the test runs against), then test defaults: HOST=127.0.0.1,
-    a free PORT, OPENAI_API_KEY=test, checkpoints in `tmp_path/cp.db`, DATA_DIR=`tmp_path`;
-    then `env_overrides`. Settings from a `.env` file in the repository root still apply
-    where nothing here sets them, as they would for `python -m app`.
+    a free PORT, OPENAI_API_KEY=test, checkpoints in `tmp_path/cp.db`, DATA_DIR=`tmp_path`,
+    ANSWER_CANDIDATES=off (scripts count model calls); then `env_overrides`. Settings from
+    a `.env` file in the repository root still apply where nothing here sets them, as they
+    would for `python -m app`.
     """
     setting_names = {name.upper() for name in Settings.model_fields}
     env = {key: value for key, value in os.environ.items() if key.upper() not in setting_names}
@@ -184,6 +185,7 @@ def service_environment(env_overrides: Mapping[str, str] | None, tmp_path: Path)
         OPENAI_API_KEY="test",
         CHECKPOINT_DATABASE_URL=f"sqlite:///{tmp_path / 'cp.db'}",
         DATA_DIR=str(tmp_path),
+        ANSWER_CANDIDATES="off",
         PYTHONUNBUFFERED="1",
     )
     env.update(env_overrides or {})

@@ -55,6 +55,12 @@ class RunResult:
     """The trace of the request that asked it, when tracing is on (react_agent_meta.trace_id)."""
     lint: list[dict[str, Any]] = field(default_factory=list)
     """The SQL lint's warnings on the turn's statements: rule, message, sql (SQL_LINT)."""
+    confidence: dict[str, Any] | None = None
+    """How many SQL candidates were written for the answer and how many agree
+    (react_agent/results/candidates), or None when none were (ANSWER_CANDIDATES)."""
+    scope_note: str | None = None
+    """The line saying nothing the asker may see matched, naming their filters
+    (react_agent/results/scope_note), or None."""
 
 
 @dataclass(frozen=True)

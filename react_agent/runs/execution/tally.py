@@ -53,6 +53,8 @@ class ResultTally:
             sql_refusal_count=int(values.get("sql_refusal_count") or 0),
             examples_used=list(values.get("examples_used") or []),
             instructions_used=list(values.get("instructions_used") or []),
+            confidence=values.get("answer_confidence"),
+            scope_note=values.get("scope_note"),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )

@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from config import localize, node_display
 from config.display import load_display_map
 from react_agent.errors import ServiceError
-from react_agent.graph.node_names import GRAPH_NODES, REVIEW_ANSWER
+from react_agent.graph.node_names import COMPARE_CANDIDATES, GRAPH_NODES, REVIEW_ANSWER
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 
 REGION_SALES_SQL = (
@@ -23,8 +23,9 @@ REGION_SALES_SQL = (
 async def test_graph_declares_exactly_the_named_nodes_each_with_a_display_entry(sample_service):
     service, _ = sample_service
     graph_nodes = set(service.runner.graph.get_graph().nodes) - {"__start__", "__end__"}
-    # review_answer is only in ANSWER_CHECK=repair's graph (tests/react_agent/results).
-    assert graph_nodes == set(GRAPH_NODES) - {REVIEW_ANSWER}
+    # review_answer is only in ANSWER_CHECK=repair's graph, compare_candidates only with
+    # ANSWER_CANDIDATES (the suite's default is off; tests/react_agent/results).
+    assert graph_nodes == set(GRAPH_NODES) - {REVIEW_ANSWER, COMPARE_CANDIDATES}
     for lang, entries in load_display_map().items():
         for node in (*GRAPH_NODES, "__start__", "__end__"):
             assert node in entries, f"{node} has no display entry in {lang}"

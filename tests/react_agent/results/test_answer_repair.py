@@ -168,7 +168,9 @@ async def test_the_next_question_after_a_repair_starts_with_a_repair_turn_of_its
 
 
 async def test_the_repair_graph_declares_the_review_node(open_service):
-    async with open_service(ScriptedChatModel(), answer_check="repair") as service:
+    # With the candidates too, every node the graph may have (compare_candidates as well).
+    model = ScriptedChatModel()
+    async with open_service(model, answer_check="repair", answer_candidates="3") as service:
         nodes = set(service.runner.graph.get_graph().nodes) - {"__start__", "__end__"}
     assert nodes == set(GRAPH_NODES)
 
