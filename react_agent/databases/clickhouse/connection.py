@@ -162,7 +162,7 @@ def translate_error(
     """Return what a driver error means: 503 unreachable, a timeout, or QueryFailed (redacted)."""
     code = error_code(exc)
     if code is None and isinstance(exc, OperationalError):
-        return unavailable(shown, _first_line(str(exc)))
+        return unavailable(shown, _connection_problem(str(exc)))
     if code in _TIMEOUT_CODES and timeout is not None:
         return statement_timed_out(timeout)
     return QueryFailed(_server_message(str(exc)), statement)
@@ -176,6 +176,12 @@ def unavailable(shown: str, problem: str) -> ServiceError:
         f"ClickHouse data database {shown} unavailable: {problem}",
         can_retry=True,
     )
+
+
+def _connection_problem(text: str) -> str:
+    # urllib3 wraps the cause in two layers of retries and URLs; the cause is what helps.
+    found = re.search(r"\[Errno \d+\] [^\"')]+", text)
+    return found.group(0).strip() if found else _first_line(text)[:200]
 
 
 def _server_message(text: str) -> str:

@@ -76,7 +76,7 @@ class ClickHouseDatabase:
         try:
             await database.ping()
         except ServiceError as exc:
-            logger.warning("%s", exc.message)
+            logger.warning("%s", exc.detail)
         return database
 
     async def list_tables(self) -> list[str]:
@@ -273,7 +273,10 @@ class ClickHouseDatabase:
         try:
             return await loop.run_in_executor(self._workers, connect, self.target)
         except ClickHouseError as exc:
-            raise unavailable(self.target.shown, str(exc).strip().splitlines()[0]) from exc
+            failure = translate_error(exc, self.target.shown, None, None)
+            if isinstance(failure, ServiceError):
+                raise failure from exc
+            raise unavailable(self.target.shown, str(failure)) from exc
 
     async def _in_thread(
         self, client: Client, marker: str, timeout: float, call: Callable[[], T]
