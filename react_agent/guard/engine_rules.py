@@ -47,7 +47,7 @@ ENGINE_REFUSED_FUNCTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "oracle": (
         frozenset(
             """httpuritype dburitype xdburitype uritype utl_http sys_context xmltype
-            extractvalue dbms_xmlgen sleep""".split()
+            extractvalue dbms_xmlgen""".split()
         ),
         ("utl_", "dbms_", "owa_", "ctxsys.", "sys.", "xdb."),
     ),
@@ -126,6 +126,12 @@ def is_refused_in_engine(name: str, dialect: str) -> bool:
 
 def check_engine_node(node: exp.Expression, dialect: str) -> None:
     """Refuse one parse-tree node that only this engine makes dangerous."""
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Dot):
+        # server.database.schema.table (SQL Server's linked servers, and the like).
+        raise RuleBroken(
+            f"database-qualified name {node.sql(dialect=dialect)} is not allowed: write table "
+            "or schema.table"
+        )
     if dialect not in TABLE_FUNCTION_DIALECTS:
         return
     if isinstance(node, exp.Select) and dialect == "clickhouse":
@@ -149,12 +155,16 @@ def _check_table_node(table: exp.Table, dialect: str) -> None:
     if isinstance(table.this, exp.Func):
         function = table.this
         # Trino's TABLE(system.query(…)) and Snowflake's TABLE(f(…)): the inner one counts.
-        inner = function.find(exp.Anonymous) if _name(function) == "table" else None
-        name = _name(inner if inner is not None and inner is not function else function)
+        inner = [n for n in function.find_all(exp.Anonymous) if n is not function]
+        name = _name(inner[0] if inner and _name(function) == "table" else function)
         if name not in ROW_GENERATORS:
             raise RuleBroken(
                 f"table function {name} is not allowed: query the tables that list_tables shows"
             )
+    alias = table.args.get("alias")
+    if dialect == "clickhouse" and alias is not None and alias.columns:
+        # How sqlglot reads `dictionary('d')` and the like: a call, not a table.
+        raise RuleBroken(f"table function {table.name} is not allowed: query the tables shown")
     if dialect == "snowflake" and table.name.startswith("@"):
         raise RuleBroken(
             f"reading stages ({table.name}) is not allowed: query the tables that list_tables shows"
