@@ -53,6 +53,16 @@ FENCES = {
     # ClickHouse moves an outer WHERE into the subquery's PREWHERE, beside the filter, unless
     # a LIMIT stands between them (OFFSET 0 does not stop it: tests/react_agent/access).
     "clickhouse": "LIMIT 18446744073709551615",
+    # Engines that do not run here (the generic engine's): a LIMIT no filter may be pushed
+    # below without changing the result, in each one's own syntax (a bare OFFSET is not
+    # SQL in these, and Trino drops an OFFSET 0). Untested against the engines' planners.
+    "tsql": "ORDER BY (SELECT NULL) OFFSET 0 ROWS",
+    "oracle": "OFFSET 0 ROWS",
+    "trino": "LIMIT 9223372036854775807",
+    "snowflake": "LIMIT 9223372036854775807",
+    "bigquery": "LIMIT 9223372036854775807",
+    "doris": "LIMIT 9223372036854775807",
+    "starrocks": "LIMIT 9223372036854775807",
 }
 """Per dialect: what ends each filtered subquery so the filter runs before the model's SQL."""
 
