@@ -70,6 +70,7 @@ def copies(tmp_path_factory: pytest.TempPathFactory):
     return duckdb_copies(tmp_path_factory.mktemp("scope-dialects"))
 
 
+@pytest.mark.slow  # a long corpus: some 80 attempts per dialect, each run twice on DuckDB
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_the_scope_rewrite_in_each_dialect_reads_only_region_one(copies, dialect: str):
     full = await open_database(copies.full)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -19,7 +20,7 @@ from react_agent.databases.base import QueryFailed
 from react_agent.databases.clickhouse.connection import target_from_url
 from react_agent.databases.open import open_database
 from react_agent.databases.urls import database_kind
-from react_agent.errors import ServiceError
+from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.results.exports import csv_lines
 from tests.support.clickhouse import chdb_url, run_admin
 from tests.support.waiting import eventually
@@ -226,3 +227,15 @@ async def test_an_unreachable_server_opens_and_answers_503_until_it_is_back():
             await database.ping()
     finally:
         await database.aclose()
+
+
+async def test_a_missing_driver_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch):
+    for module in ("engine", "connection", "catalog"):
+        monkeypatch.delitem(sys.modules, f"react_agent.databases.clickhouse.{module}", False)
+    monkeypatch.setitem(sys.modules, "clickhouse_connect", None)  # import fails, as uninstalled
+    with pytest.raises(ConfigurationError) as failed:
+        await open_database("clickhouse://h:8123/db")
+    assert failed.value.detail == (
+        "DATA_DATABASE_URL: ClickHouse needs the clickhouse extra (clickhouse_connect is not "
+        'installed): pip install ".[clickhouse]"'
+    )

@@ -201,6 +201,7 @@ def clickhouse_fingerprint(url: str) -> dict[str, Any]:
     return {"tables": tables, "contents": contents, "own": database in str(databases)}
 
 
+@pytest.mark.slow  # a long corpus through the whole agent (tests/support/slow_tests.py)
 async def test_hostile_corpus_against_clickhouse_changes_nothing(
     settings: Settings, file_targets: Path
 ):
