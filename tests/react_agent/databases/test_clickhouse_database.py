@@ -15,6 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from langchain_core.messages import ToolMessage
 
 from react_agent.databases.base import QueryFailed
 from react_agent.databases.clickhouse.connection import target_from_url
@@ -22,7 +23,9 @@ from react_agent.databases.open import open_database
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.results.exports import csv_lines
-from tests.support.clickhouse import chdb_url, run_admin
+from react_agent.service import open_agent_service
+from tests.support.clickhouse import chdb_url, run_admin, sample_database
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
 from tests.support.waiting import eventually
 
 RUNAWAY = "SELECT count() FROM numbers(100000000000) WHERE cityHash64(number) % 7 = 3"
@@ -239,3 +242,29 @@ async def test_a_missing_driver_is_one_line_naming_the_extra(monkeypatch: pytest
         "DATA_DATABASE_URL: ClickHouse needs the clickhouse extra (clickhouse_connect is not "
         'installed): pip install ".[clickhouse]"'
     )
+
+
+async def test_the_agent_asks_clickhouse_with_every_sql_tool(settings):
+    # The service on a chdb URL: tables listed and described, a query checked and run.
+    model = ScriptedChatModel()
+    with sample_database() as url:
+        overrides = {"data_database_url": url, "sql_timeout": 10}
+        async with open_agent_service(settings.model_copy(update=overrides), model=model) as svc:
+            assert svc.runner is not None, svc.problems
+            assert svc.database is not None and svc.database.dialect == "clickhouse"
+            sql = "SELECT status, count() AS n FROM orders GROUP BY status ORDER BY n DESC"
+            model.replies = [
+                call_tool("list_tables"),
+                call_tool("describe_tables", table_names=["orders"]),
+                call_tool("check_sql", sql=sql),
+                call_tool("run_sql", sql=sql),
+                answer("done"),
+            ]
+            result = await svc.runner.ask("orders by status?", "clickhouse:1")
+    texts = [m for m in model.seen[-1] if isinstance(m, ToolMessage)]
+    assert "orders (" in texts[0].content and "customers (" in texts[0].content
+    assert "total_amount" in texts[1].content and "Float64" in texts[1].content
+    assert texts[2].status != "error", texts[2].content
+    rows = texts[3].artifact["records"]["rows"]
+    assert sum(row["n"] for row in rows) == 4000 and result.sql == sql
+    assert database_kind(url) == "clickhouse"
