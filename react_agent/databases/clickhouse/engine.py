@@ -40,6 +40,8 @@ T = TypeVar("T")
 
 KILL_GRACE = 2.0
 """Seconds past the statement timeout before the client kills a query the server has not."""
+STREAM_BLOCK_ROWS = 10_000
+"""Rows per block of an export (the server's max_block_size for it)."""
 CATALOG_TIMEOUT = 10.0
 """Seconds each catalogue query (system.tables, system.columns, distinct values) may take."""
 
@@ -205,6 +207,9 @@ class ClickHouseDatabase:
         """
         marker = new_marker()
         settings = query_settings(marker, None, row_limit=max_rows)
+        # Blocks of the server's default size (65,409 rows) would each be a few tens of MB
+        # of Python tuples: exports read smaller ones, so memory stays flat.
+        settings["max_block_size"] = STREAM_BLOCK_ROWS
         text = bindable(sql, params)
         async with self._client(timeout, sql) as client:
             stream = await self._in_thread(
