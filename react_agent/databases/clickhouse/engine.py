@@ -32,7 +32,7 @@ from react_agent.databases.clickhouse.connection import (
     unavailable,
 )
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream
+from react_agent.databases.row_streams import RowStream, translating
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -236,9 +236,14 @@ class ClickHouseDatabase:
                     left -= len(block)
                 finished = True
 
+            columns = unique_column_names(str(c) for c in stream.source.column_names)
             try:
-                yield RowStream(
-                    unique_column_names(str(c) for c in stream.source.column_names), batches()
+                # A row failing past the first block raises the driver's own error (its
+                # text unredacted) while the reader iterates: translated there too.
+                yield translating(
+                    RowStream(columns, batches()),
+                    ClickHouseError,
+                    lambda exc: translate_error(exc, self.target.shown, timeout, sql),
                 )
             finally:
                 if not finished:

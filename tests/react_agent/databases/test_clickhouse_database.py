@@ -268,3 +268,18 @@ async def test_the_agent_asks_clickhouse_with_every_sql_tool(settings):
     rows = texts[3].artifact["records"]["rows"]
     assert sum(row["n"] for row in rows) == 4000 and result.sql == sql
     assert database_kind(url) == "clickhouse"
+
+
+async def test_a_row_failing_mid_export_is_a_redacted_query_failure(database):
+    # No guard here (it refuses throwIf): the engine's own translation of a late error.
+    async with database.open_row_stream(
+        "SELECT throwIf(number = 150000, 'secret 12345') AS x FROM numbers(300000)",
+        max_rows=10**6,
+        timeout=10,
+    ) as stream:
+        with pytest.raises(QueryFailed) as failed:
+            async for _ in stream.batches:
+                pass
+    assert "12345" not in str(failed.value) and "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO" in str(
+        failed.value
+    )
