@@ -56,23 +56,11 @@ _LIST_NAMES = frozenset(
         "json_objectagg",
         "histogram",
         "xmlagg",
-        # ClickHouse
-        "grouparray",
-        "groupuniqarray",
-        "grouparraysample",
-        "grouparraylast",
-        "grouparraysorted",
-        "grouparraydistinct",
-        "grouparrayinsertat",
-        "groupconcat",
-        "topk",
-        "topkweighted",
-        "approx_top_k",
-        "approx_top_count",
-        "summap",
-        "maxmap",
-        "minmap",
     }
+) | frozenset(  # ClickHouse's
+    """grouparray groupuniqarray grouparraysample grouparraylast grouparraysorted
+    grouparraydistinct grouparrayinsertat groupconcat topk topkweighted approx_top_k
+    approx_top_count summap maxmap minmap""".split()
 )
 """Aggregates that fold several values into one text, array or document (any dialect)."""
 _MEASURES = (exp.Count, exp.Length, exp.Predicate, exp.Not, exp.Exists)
