@@ -73,8 +73,9 @@ class Settings(
         default=None,
         description="Database the questions are about: sqlite:///relative.db, "
         "sqlite:////absolute.db, postgresql://…, mysql://… (also mariadb://: MySQL or "
-        "MariaDB) or duckdb:///folder (a folder of data files, one file, or a .duckdb file); "
-        "default: the embedded sample.",
+        "MariaDB), duckdb:///folder (a folder of data files, one file, or a .duckdb file), "
+        "clickhouse://… (a ClickHouse server over HTTP) or chdb:///folder?database=db "
+        "(embedded ClickHouse); default: the embedded sample.",
     )
     checkpoint_database_url: str | None = Field(
         default=None,

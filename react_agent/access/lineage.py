@@ -57,6 +57,10 @@ _LIST_NAMES = frozenset(
         "histogram",
         "xmlagg",
     }
+) | frozenset(  # ClickHouse's
+    """grouparray groupuniqarray grouparraysample grouparraylast grouparraysorted
+    grouparraydistinct grouparrayinsertat groupconcat topk topkweighted approx_top_k
+    approx_top_count summap maxmap minmap""".split()
 )
 """Aggregates that fold several values into one text, array or document (any dialect)."""
 _MEASURES = (exp.Count, exp.Length, exp.Predicate, exp.Not, exp.Exists)
@@ -336,9 +340,23 @@ def _from_items(select: exp.Select) -> list[exp.Expression]:
 def _folds(node: exp.Expression) -> bool:
     if isinstance(node, _LIST_AGGREGATES):
         return True
-    if isinstance(node, exp.Anonymous):
-        return str(node.this).lower() in _LIST_NAMES
+    # ClickHouse's aggregates (groupArray, topK(10)(x)) parse as aggregates of their own.
+    if isinstance(node, exp.Anonymous | exp.AnonymousAggFunc | exp.ParameterizedAgg):
+        return _is_list_name(str(node.this).lower())
     return isinstance(node, exp.Func) and node.sql_name().lower() in _LIST_NAMES
+
+
+_COMBINATORS = ("if", "distinct", "ornull", "ordefault", "array", "foreach", "state", "merge")
+"""ClickHouse's aggregate suffixes: groupArrayIf, groupUniqArrayDistinctOrNull, …"""
+
+
+def _is_list_name(name: str) -> bool:
+    while name not in _LIST_NAMES:
+        stripped = next((name[: -len(s)] for s in _COMBINATORS if name.endswith(s)), name)
+        if stripped == name or not stripped:
+            return False
+        name = stripped
+    return True
 
 
 def _has_query(node: exp.Expression) -> bool:

@@ -39,6 +39,8 @@ _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
 DEFAULT_SCHEMAS = frozenset({"main", "public"})
 """Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
+DEFAULT_SCHEMAS_BY_DIALECT = {"tsql": frozenset({"dbo"}), "clickhouse": frozenset()}
+"""Where a dialect's own differ: SQL Server's dbo; ClickHouse's `x.t` is another database."""
 FENCES = {
     # PostgreSQL neither pulls up a subquery with an OFFSET nor pushes quals into it;
     # DuckDB pushes no filter through a LIMIT/OFFSET operator.
@@ -48,6 +50,19 @@ FENCES = {
     "sqlite": "LIMIT -1 OFFSET 0",
     # MySQL/MariaDB merge no derived table with a LIMIT, nor push conditions into it.
     "mysql": "LIMIT 18446744073709551615",
+    # ClickHouse moves an outer WHERE into the subquery's PREWHERE, beside the filter, unless
+    # a LIMIT stands between them (OFFSET 0 does not stop it: tests/react_agent/access).
+    "clickhouse": "LIMIT 18446744073709551615",
+    # Engines that do not run here (the generic engine's): a LIMIT no filter may be pushed
+    # below without changing the result, in each one's own syntax (a bare OFFSET is not
+    # SQL in these, and Trino drops an OFFSET 0). Untested against the engines' planners.
+    "tsql": "ORDER BY (SELECT NULL) OFFSET 0 ROWS",
+    "oracle": "OFFSET 0 ROWS",
+    "trino": "LIMIT 9223372036854775807",
+    "snowflake": "LIMIT 9223372036854775807",
+    "bigquery": "LIMIT 9223372036854775807",
+    "doris": "LIMIT 9223372036854775807",
+    "starrocks": "LIMIT 9223372036854775807",
 }
 """Per dialect: what ends each filtered subquery so the filter runs before the model's SQL."""
 
@@ -98,7 +113,7 @@ def apply_scope(
     nodes = _nodes_by_type(tree)
     if nodes[exp.Placeholder]:
         raise ScopeRefused("PLACEHOLDER_NOT_ALLOWED", "the query may not contain placeholders")
-    real_tables = _real_tables(tree, nodes, columns_of)
+    real_tables = _real_tables(tree, nodes, columns_of, dialect)
     names = {_table_name(table) for table in real_tables}
     _refuse_unreadable(names, scope)
     _refuse_denied_columns(nodes[exp.Identifier], names, scope)
@@ -216,6 +231,7 @@ def _real_tables(
     tree: exp.Expression,
     nodes: dict[type, list[Any]],
     columns_of: Mapping[str, Sequence[str]],
+    dialect: str,
 ) -> list[exp.Table]:
     """Return the table references that read a real table, not a CTE; refuse shadowing."""
     for cte in nodes[exp.CTE]:
@@ -238,11 +254,12 @@ def _real_tables(
                 if source is not None and not isinstance(source, exp.Table):
                     ctes.add(id(table))
     tables = []
+    defaults = DEFAULT_SCHEMAS_BY_DIALECT.get(dialect, DEFAULT_SCHEMAS)
     for table in nodes[exp.Table]:
         if id(table) in ctes or not isinstance(table.this, exp.Identifier):
             continue  # a CTE reference, or a table function such as json_each(…)
         schema = table.db.lower()
-        if table.catalog or (schema and schema not in DEFAULT_SCHEMAS):
+        if table.catalog or (schema and schema not in defaults):
             raise ScopeRefused(
                 "TABLE_NOT_ALLOWED", f"the table {table.sql()} is outside the readable tables"
             )

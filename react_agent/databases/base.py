@@ -63,7 +63,7 @@ class SQLDatabase(Protocol):
     """What the agent's tools need from a database."""
 
     dialect: str
-    """The sqlglot dialect name: "sqlite", "postgres", "mysql" or "duckdb"."""
+    """The sqlglot dialect name: "sqlite", "postgres", "mysql", "duckdb", "clickhouse", …"""
 
     async def list_tables(self) -> list[str]:
         """Return the names of the tables the agent may query."""

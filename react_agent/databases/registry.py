@@ -30,6 +30,7 @@ ENGINES: tuple[Engine, ...] = (
     Engine("postgres", ("postgresql", "postgres"), "postgres", "postgres"),
     Engine("mysql", ("mysql", "mariadb"), "mysql", "mysql"),
     Engine("duckdb", ("duckdb",), "duckdb", "duckdb"),
+    Engine("clickhouse", ("clickhouse", "chdb"), "clickhouse", "clickhouse"),
 )
 
 

@@ -1,4 +1,7 @@
-"""What the SQL guard refuses in one dialect only: MySQL's and DuckDB's own ways out."""
+"""What the SQL guard refuses in one dialect only: MySQL's and DuckDB's own ways out.
+
+The other engines' rules are in engine_rules; the functions here route to them.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,13 @@ import re
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from react_agent.guard.engine_rules import (
+    MYSQL_FAMILY,
+    RuleBroken,
+    check_engine_node,
+    check_engine_table,
+    is_refused_in_engine,
+)
 from react_agent.guard.sql_refusals import DIALECT_REFUSED_FUNCTIONS
 
 # MySQL runs the text of /*! … */ and MariaDB that of /*M! … */ as SQL, while sqlglot
@@ -16,13 +26,13 @@ _EXECUTABLE_COMMENT = re.compile(r"/\*M?!", re.IGNORECASE)
 _FILE_LIKE_NAME = re.compile(r"[/\\:*?]|\.[a-z0-9]{1,8}$", re.IGNORECASE)
 
 
-class DialectRuleBroken(Exception):
-    """A dialect-only rule refused the query; the message is the reason for the model."""
+DialectRuleBroken = RuleBroken
+"""A dialect-only rule refused the query; the message is the reason for the model."""
 
 
 def check_dialect_text(sql: str, dialect: str) -> None:
-    """Refuse what hides outside the tokens: MySQL's executable comments."""
-    if dialect != "mysql":
+    """Refuse what hides outside the tokens: MySQL's (and its family's) executable comments."""
+    if dialect not in MYSQL_FAMILY:
         return
     tokens = Dialect.get_or_raise(dialect).tokenize(sql)
     # Only the gaps between tokens hold comments; string literals are tokens, so a
@@ -40,7 +50,8 @@ def check_dialect_text(sql: str, dialect: str) -> None:
 
 def check_dialect_node(node: exp.Expression, dialect: str) -> None:
     """Refuse one parse-tree node that only this dialect makes dangerous."""
-    if dialect == "mysql":
+    check_engine_node(node, dialect)
+    if dialect in MYSQL_FAMILY:
         if isinstance(node, exp.PropertyEQ):
             raise DialectRuleBroken(
                 "user variables assigned with := are not allowed: compute the value in the query"
@@ -63,17 +74,15 @@ def check_dialect_node(node: exp.Expression, dialect: str) -> None:
 
 def check_dialect_table(schema: str | None, name: str, dialect: str) -> None:
     """Refuse a table reference this dialect does not allow."""
-    if dialect == "mysql" and schema is not None:
-        # Another database on the same server is out of reach, whatever the account may read.
-        raise DialectRuleBroken(
-            f"database-qualified name {schema}.{name} is not allowed: write the bare table name"
-        )
+    # In MySQL and ClickHouse another database on the same server is out of reach,
+    # whatever the account may read; other engines keep their catalogues apart.
+    check_engine_table(schema, name, dialect)
 
 
 def is_refused_in_dialect(name: str, dialect: str) -> bool:
     """Whether the function (its lower-case name) may not be called in `dialect`."""
     refused = DIALECT_REFUSED_FUNCTIONS.get(dialect)
     if refused is None:
-        return False
+        return is_refused_in_engine(name, dialect)
     names, prefixes = refused
     return name in names or name.startswith(prefixes)

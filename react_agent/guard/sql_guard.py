@@ -39,7 +39,7 @@ class QueryRejected(Exception):
         self.reason = reason
 
 
-DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public", "duckdb": "main"}
+DEFAULT_SCHEMAS = {"sqlite": "main", "postgres": "public", "duckdb": "main", "tsql": "dbo"}
 """The schema a bare table name lives in; `main.orders` is the same table as `orders`."""
 
 

@@ -8,8 +8,9 @@ from react_agent.errors import ConfigurationError
 
 SUPPORTED_KINDS = {
     "DATA_DATABASE_URL": (
-        ("sqlite", "postgres", "mysql", "duckdb"),
-        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…) or duckdb:///folder",
+        ("sqlite", "postgres", "mysql", "duckdb", "clickhouse"),
+        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…), duckdb:///folder, "
+        "clickhouse://… or chdb:///folder",
     ),
     "CHECKPOINT_DATABASE_URL": (
         ("sqlite", "postgres", "memory"),

@@ -105,9 +105,13 @@ def postgres_pool_options(settings: Settings) -> dict[str, Any]:
 
 
 def reconnects_by_itself(service: AgentService, component: str) -> bool:
-    """Whether `component` is on a pool (PostgreSQL, MySQL) whose problems come and go with it."""
+    """Whether `component` is on a pool (PostgreSQL, MySQL, ClickHouse) whose problems pass."""
     if component == "data_database":
-        return service.database is not None and service.database.dialect in ("postgres", "mysql")
+        return service.database is not None and service.database.dialect in (
+            "postgres",
+            "mysql",
+            "clickhouse",
+        )
     if component == "checkpointer":
         return checkpoint_pool(service) is not None
     return False

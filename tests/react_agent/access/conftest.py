@@ -14,7 +14,9 @@ import pytest
 
 from react_agent.sample_data import SAMPLE_DB_PATH
 from react_agent.sample_data.load_postgres import load_into_postgres
+from tests.support.mysql import REQUIRE_ENV, mysql_server
 from tests.support.postgres import create_test_database, drop_test_database
+from tests.support.requirements import skip_or_fail
 
 POLICY_FILE = Path(__file__).resolve().parents[3] / "config" / "policy.sample.yaml"
 """The sample policy; its east_analyst reads region 1 only, without products.unit_cost."""
@@ -83,13 +85,34 @@ def postgres_copies(server: str) -> Iterator[SampleCopies]:
         drop_test_database(oracle)
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "mysql", "duckdb", "clickhouse"])
 def sample_copies(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SampleCopies]:
-    """Give the full sample and region 1's copy, on SQLite and on PostgreSQL."""
+    """Give the full sample and region 1's copy on each engine that runs here.
+
+    ClickHouse is the embedded chdb engine (tests/support/clickhouse.py).
+    """
+    # Imported here: engine_copies builds on this module's REGION_ONE and SampleCopies.
+    from tests.react_agent.access.engine_copies import (
+        clickhouse_copies,
+        duckdb_copies,
+        mysql_copies,
+    )
+
     if request.param == "sqlite":
         yield sqlite_copies(tmp_path_factory.mktemp("access"))
-        return
-    with postgres_copies(request.getfixturevalue("postgres_url")) as copies:
-        yield copies
+    elif request.param == "duckdb":
+        yield duckdb_copies(tmp_path_factory.mktemp("access"))
+    elif request.param == "clickhouse":
+        with clickhouse_copies() as copies:
+            yield copies
+    elif request.param == "postgres":
+        with postgres_copies(request.getfixturevalue("postgres_url")) as copies:
+            yield copies
+    else:
+        server, reason = mysql_server()
+        skip_or_fail(reason if server is None else None, REQUIRE_ENV)
+        assert server is not None
+        with mysql_copies(server) as copies:
+            yield copies

@@ -1,4 +1,7 @@
-"""The sample and region 1's oracle copy on MariaDB and DuckDB (SQLite, PostgreSQL: conftest)."""
+"""The sample and region 1's oracle copy on MariaDB, DuckDB and ClickHouse (chdb).
+
+SQLite's and PostgreSQL's are in conftest.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import duckdb
 from react_agent.sample_data.export_files import write_sample_folder
 from react_agent.sample_data.load_mysql import load_into_mysql
 from tests.react_agent.access.conftest import REGION_ONE, SampleCopies
+from tests.support.clickhouse import load_sample, run_admin
 from tests.support.mysql import run_statements, with_database
 
 
@@ -54,3 +58,25 @@ def duckdb_copies(tmp: Path) -> SampleCopies:
             connection.execute(statement)
         connection.execute("ALTER TABLE products DROP COLUMN unit_cost")
     return SampleCopies("duckdb", f"duckdb:///{paths[0]}", f"duckdb:///{paths[1]}")
+
+
+@contextmanager
+def clickhouse_copies() -> Iterator[SampleCopies]:
+    """Give the full sample (with a view) and region 1's copy as two chdb databases."""
+    full, oracle = (f"t_{uuid.uuid4().hex[:12]}" for _ in range(2))
+    try:
+        full_url, oracle_url = load_sample(full), load_sample(oracle)
+        run_admin(
+            f"CREATE VIEW `{full}`.region_sales AS SELECT store_id, sum(total_amount) AS total "
+            f"FROM `{full}`.orders GROUP BY store_id",
+        )
+        run_admin(
+            *(statement.replace(" FROM ", f" FROM `{oracle}`.") for statement in REGION_ONE),
+            f"CREATE TABLE `{oracle}`.kept ENGINE = MergeTree ORDER BY tuple() AS SELECT "
+            f"product_id, product_name, category, unit_price FROM `{oracle}`.products",
+            f"DROP TABLE `{oracle}`.products",
+            f"RENAME TABLE `{oracle}`.kept TO `{oracle}`.products",
+        )
+        yield SampleCopies("clickhouse", full_url, oracle_url)
+    finally:
+        run_admin(f"DROP DATABASE IF EXISTS `{full}`", f"DROP DATABASE IF EXISTS `{oracle}`")

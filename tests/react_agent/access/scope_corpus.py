@@ -3,7 +3,8 @@
 SAME: the query runs and returns exactly what it returns on a copy of the data holding only
 region 1's rows and no unit_cost column (the oracle). REFUSED: the guard or the scope
 refuses it before anything runs. FAILS: the database itself rejects it (no data either).
-`{schema}` is the dialect's default schema (main / public).
+`{schema}` is the dialect's default schema (main / public), or a database name (MySQL,
+ClickHouse), where a qualified name is refused.
 """
 
 from __future__ import annotations
@@ -12,6 +13,18 @@ from dataclasses import dataclass
 
 SAME, REFUSED, FAILS = "same", "refused", "fails"
 BOTH = ("sqlite", "postgres")
+ENGINES = ("sqlite", "postgres", "mysql", "duckdb", "clickhouse")
+"""Every engine that runs here; an attempt runs on each unless it names its dialects."""
+SCHEMAS_ARE_SCHEMAS = ("sqlite", "postgres", "duckdb")
+"""Where `{schema}.t` is the data table itself; in MySQL and ClickHouse it names a database."""
+DATABASES_ARE_SCHEMAS = ("mysql", "clickhouse")
+NAMES_FOLD_CASE = ("sqlite", "duckdb")
+"""Unquoted ORDERS is orders here; MariaDB (on Linux) and ClickHouse are case-sensitive,
+and PostgreSQL folds unquoted names only."""
+DOUBLE_QUOTES_NAME = ("sqlite", "postgres", "duckdb", "clickhouse")
+"""In MySQL "x" is a string: `SELECT "unit_cost"` reads no column there."""
+NOT_CLICKHOUSE = ("sqlite", "postgres", "mysql", "duckdb")
+"""ClickHouse wants UNION ALL or UNION DISTINCT (a bare UNION does not parse)."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +34,7 @@ class Attempt:
     sql: str
     expect: str = SAME
     rule: str = ""
-    dialects: tuple[str, ...] = BOTH
+    dialects: tuple[str, ...] = ENGINES
 
 
 DENIED = "COLUMN_DENIED"
@@ -31,8 +44,11 @@ SHADOW = "CTE_SHADOWS_TABLE"
 ATTEMPTS = [
     # --- plain reads, aliases, quoting and case
     Attempt("SELECT * FROM orders"),
-    Attempt("select * from ORDERS"),
-    Attempt('SELECT * FROM "orders"'),
+    Attempt("select * from ORDERS", dialects=(*NAMES_FOLD_CASE, "postgres")),
+    Attempt("select * from ORDERS", FAILS, dialects=("mysql", "clickhouse")),
+    Attempt('SELECT * FROM "orders"', dialects=DOUBLE_QUOTES_NAME),
+    Attempt('SELECT * FROM "orders"', FAILS, dialects=("mysql",)),
+    Attempt("SELECT * FROM `orders`", dialects=("mysql", "clickhouse")),
     Attempt("SELECT o.* FROM orders AS o"),
     Attempt("SELECT count(*) FROM orders"),
     Attempt("SELECT * FROM regions"),
@@ -46,9 +62,21 @@ ATTEMPTS = [
     Attempt("SELECT DISTINCT region_id FROM customers"),
     Attempt("SELECT max(store_id), min(store_id) FROM stores"),
     # --- schema-qualified names
-    Attempt("SELECT * FROM {schema}.orders"),
-    Attempt('SELECT * FROM "{schema}"."orders"'),
-    Attempt("SELECT s.* FROM {schema}.stores s"),
+    Attempt("SELECT * FROM {schema}.orders", dialects=SCHEMAS_ARE_SCHEMAS),
+    Attempt('SELECT * FROM "{schema}"."orders"', dialects=SCHEMAS_ARE_SCHEMAS),
+    Attempt("SELECT s.* FROM {schema}.stores s", dialects=SCHEMAS_ARE_SCHEMAS),
+    # MySQL's and ClickHouse's `x.t` is a table of another database: refused, whichever.
+    Attempt("SELECT * FROM {schema}.orders", REFUSED, dialects=DATABASES_ARE_SCHEMAS),
+    Attempt("SELECT s.* FROM `{schema}`.`stores` s", REFUSED, dialects=DATABASES_ARE_SCHEMAS),
+    Attempt("SELECT * FROM mysql.user", REFUSED, dialects=("mysql",)),
+    Attempt("SELECT * FROM system.tables", REFUSED, dialects=("clickhouse",)),
+    Attempt(
+        "SELECT * FROM remote('127.0.0.1', currentDatabase(), 'orders')",
+        REFUSED,
+        dialects=("clickhouse",),
+    ),
+    Attempt("SELECT * FROM merge(currentDatabase(), '^ord')", REFUSED, dialects=("clickhouse",)),
+    Attempt("SELECT * FROM read_csv('orders.csv')", REFUSED, dialects=("duckdb",)),
     # SQLite's temp schema: the SQL guard refuses it as a system schema, before the scope.
     Attempt("SELECT * FROM temp.orders", REFUSED, dialects=("sqlite",)),
     Attempt("SELECT * FROM pg_temp.orders", REFUSED, dialects=("postgres",)),
@@ -103,12 +131,20 @@ ATTEMPTS = [
     ),
     Attempt("SELECT * FROM stores WHERE store_id IN (SELECT store_id FROM orders WHERE 1 = 1)"),
     # --- set operations
-    Attempt("SELECT store_id FROM stores UNION SELECT store_id FROM orders"),
+    Attempt(
+        "SELECT store_id FROM stores UNION SELECT store_id FROM orders", dialects=NOT_CLICKHOUSE
+    ),
+    Attempt(
+        "SELECT store_id FROM stores UNION DISTINCT SELECT store_id FROM orders",
+        dialects=("mysql", "duckdb", "clickhouse"),
+    ),
     Attempt("SELECT region_id FROM regions UNION ALL SELECT region_id FROM customers"),
     Attempt("SELECT customer_id FROM customers INTERSECT SELECT customer_id FROM orders"),
     Attempt("SELECT store_id FROM orders EXCEPT SELECT store_id FROM stores"),
     Attempt(
-        "SELECT product_id FROM products UNION SELECT unit_cost FROM products", REFUSED, DENIED
+        "SELECT product_id FROM products UNION ALL SELECT unit_cost FROM products",
+        REFUSED,
+        DENIED,
     ),
     # --- joins and self-joins
     Attempt("SELECT * FROM stores s JOIN regions r ON r.region_id = s.region_id"),
@@ -136,7 +172,9 @@ ATTEMPTS = [
     Attempt("SELECT to_jsonb(p) ->> 'unit_cost' FROM products p", dialects=("postgres",)),
     # --- the denied column anywhere
     Attempt("SELECT unit_cost FROM products", REFUSED, DENIED),
-    Attempt('SELECT "unit_cost" FROM products', REFUSED, DENIED),
+    Attempt('SELECT "unit_cost" FROM products', REFUSED, DENIED, dialects=DOUBLE_QUOTES_NAME),
+    Attempt('SELECT "unit_cost" FROM products', dialects=("mysql",)),  # a string there
+    Attempt("SELECT `unit_cost` FROM products", REFUSED, DENIED, dialects=("mysql", "clickhouse")),
     Attempt("SELECT UNIT_COST FROM products", REFUSED, DENIED),
     Attempt("SELECT p.unit_cost FROM products p", REFUSED, DENIED),
     Attempt("SELECT product_id FROM products WHERE unit_cost > 100", REFUSED, DENIED),
@@ -198,7 +236,21 @@ ATTEMPTS = [
     Attempt("SELECT * FROM orders INDEXED BY orders_store_id_idx", REFUSED, dialects=("sqlite",)),
     Attempt("SELECT * FROM [orders]", dialects=("sqlite",)),
     Attempt("SELECT * FROM `orders`", dialects=("sqlite",)),
-    Attempt('SELECT "O".* FROM "{schema}"."orders" AS "O"'),
+    Attempt('SELECT "O".* FROM "{schema}"."orders" AS "O"', dialects=SCHEMAS_ARE_SCHEMAS),
+    Attempt("SELECT `O`.* FROM `orders` AS `O`", dialects=DATABASES_ARE_SCHEMAS),
+    # --- each engine's own syntax around a filtered table
+    # FINAL and PREWHERE take a table, not the filtered subquery: ClickHouse refuses them.
+    Attempt("SELECT count() FROM orders FINAL", FAILS, dialects=("clickhouse",)),
+    Attempt("SELECT count() FROM orders PREWHERE store_id > 0", FAILS, dialects=("clickhouse",)),
+    Attempt("SELECT store_id, order_id FROM orders LIMIT 1 BY store_id", dialects=("clickhouse",)),
+    Attempt(
+        "SELECT s.store_id, x FROM stores AS s ARRAY JOIN [1, 2] AS x", dialects=("clickhouse",)
+    ),
+    Attempt("SELECT unit_cost FROM products FINAL", REFUSED, DENIED, dialects=("clickhouse",)),
+    Attempt("SELECT * FROM orders SETTINGS max_threads = 1", REFUSED, dialects=("clickhouse",)),
+    Attempt("SELECT * FROM orders FORCE INDEX (PRIMARY)", FAILS, dialects=("mysql",)),
+    Attempt("SELECT * FROM orders USING SAMPLE 100 PERCENT (bernoulli)", dialects=()),
+    Attempt("SELECT count(*) FROM orders o NATURAL JOIN stores s"),
     # --- percent signs beside bound parameters (psycopg's %-style placeholders)
     Attempt("SELECT customer_id FROM customers WHERE city LIKE '%京%'"),
     Attempt("SELECT '100%' AS pct, '%(region_id)s' AS text, region_name FROM regions"),

@@ -38,7 +38,11 @@ from tests.react_agent.access.conftest import (
     postgres_copies,
     sqlite_copies,
 )
-from tests.react_agent.access.engine_copies import duckdb_copies, mysql_copies
+from tests.react_agent.access.engine_copies import (
+    clickhouse_copies,
+    duckdb_copies,
+    mysql_copies,
+)
 from tests.support.mysql import REQUIRE_ENV, mysql_server, run_statements
 from tests.support.requirements import skip_or_fail
 
@@ -102,15 +106,31 @@ ATTEMPTS = {
         "SELECT make_date(2000 + order_id, 13, 1) FROM orders WHERE order_id = {out_order}",
         "SELECT error(customer_name) FROM customers",
     ],
+    "clickhouse": [
+        "SELECT * FROM orders WHERE order_id = {out_order} "
+        "AND toInt64(concat(status, ':', toString(store_id), ':', toString(total_amount))) = 1",
+        "SELECT * FROM customers WHERE customer_id = {out_customer} AND toInt64(customer_name) = 1",
+        "SELECT * FROM stores WHERE store_id = {out_store} AND toDate(store_name) IS NOT NULL",
+        "SELECT * FROM stores WHERE store_id = {out_store} AND match('a', concat('(', city))",
+        "SELECT makeDate(order_id, 13, 1) FROM orders WHERE order_id = {out_order}",
+        "SELECT throwIf(customer_id = {out_customer}, customer_name) FROM customers",
+        "SELECT toInt64(customer_name) FROM customers WHERE customer_id = {out_customer}",
+        # These raise on region 1's own rows: the errors may carry nothing else.
+        "SELECT toInt64(city) FROM customers",
+        "SELECT toDate(store_name) FROM stores",
+    ],
 }
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres", "mysql", "duckdb"])
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "mysql", "duckdb", "clickhouse"])
 def engine_copies(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[SampleCopies]:
-    """Give the full sample and region 1's copy on each of the four engines."""
-    if request.param == "sqlite":
+    """Give the full sample and region 1's copy on each engine (ClickHouse: chdb)."""
+    if request.param == "clickhouse":
+        with clickhouse_copies() as copies:
+            yield copies
+    elif request.param == "sqlite":
         yield sqlite_copies(tmp_path_factory.mktemp("fences"))
     elif request.param == "duckdb":
         yield duckdb_copies(tmp_path_factory.mktemp("fences"))
@@ -399,3 +419,30 @@ def test_mariadb_keeps_the_filtered_table_derived(monkeypatch: pytest.MonkeyPatc
     # Materialized (select_type DERIVED): its WHERE (the filter) makes the rows the outer
     # query reads; merged, the model's conditions and the filter's are one WHERE.
     assert any(row[1] == "DERIVED" for row in rows) is fenced, rows
+
+
+@pytest.mark.parametrize("fenced", [True, False])
+async def test_clickhouse_keeps_the_models_predicate_out_of_the_filters_prewhere(
+    monkeypatch: pytest.MonkeyPatch, fenced: bool
+):
+    if not fenced:
+        monkeypatch.setattr(rewrite, "FENCES", dict.fromkeys(rewrite.FENCES, ""))
+    rewrite._subquery_text.cache_clear()
+    predicate = "toInt64(concat(status, ':', toString(store_id))) = 1"
+    with clickhouse_copies() as copies:
+        sql, params = await _scoped_sql(copies.full, f"SELECT * FROM orders WHERE {predicate}")
+        rewrite._subquery_text.cache_clear()
+        database = await open_database(copies.full)
+        try:
+            result = await database.run_query(
+                f"EXPLAIN actions = 1 {sql}", row_limit=1000, timeout=10, params=params
+            )
+        finally:
+            await database.aclose()
+    plan = [str(next(iter(row.values()))).lstrip("│└├─ ") for row in result.rows]
+    prewhere = [line for line in plan if line.startswith("Prewhere filter column")]
+    # The filter reads the table first (its PREWHERE); unfenced, the optimiser moves the
+    # model's predicate into that same PREWHERE, to be evaluated beside it.
+    assert len(prewhere) == 1 and "store_id IN" in prewhere[0], plan
+    assert ("toInt64" in prewhere[0]) is not fenced, plan
+    assert any(line.startswith("Limit") for line in plan) is fenced, plan

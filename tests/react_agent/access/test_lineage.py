@@ -156,3 +156,29 @@ def test_a_query_too_deep_to_follow_is_refused_not_let_through(east):
         assert refused.rule in ("QUERY_NOT_ANALYSABLE",)
     else:
         assert scoped.sensitive_positions == (0,)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT groupArray(customer_name) FROM customers",
+        "SELECT groupArray(10)(customer_name) FROM customers",
+        "SELECT arrayStringConcat(groupArray(customer_name), ',') FROM customers",
+        "SELECT groupUniqArray(customer_name) FROM customers",
+        "SELECT groupArrayIf(customer_name, customer_id > 1) FROM customers",
+        "SELECT groupArrayDistinct(customer_name) FROM customers",
+        "SELECT topK(10)(customer_name) FROM customers",
+        "SELECT groupConcat(customer_name) FROM customers",
+    ],
+)
+def test_clickhouses_folding_aggregates_are_refused(east, sql):
+    with pytest.raises(ScopeRefused) as refused:
+        apply_scope(sql, "clickhouse", east, CATALOG)
+    assert refused.value.rule == "SENSITIVE_VALUES_FOLDED"
+
+
+def test_clickhouses_single_value_aggregates_are_tokens(east):
+    scoped = apply_scope(
+        "SELECT any(customer_name), groupArray(city) FROM customers", "clickhouse", east, CATALOG
+    )
+    assert scoped.sensitive_positions == (0,)

@@ -2,7 +2,8 @@
 
 Every attempt runs the executor's path (guard → scope rewrite → backend) on the full
 sample, and must either be refused or return exactly what the same SQL returns on a copy
-that holds only region 1's rows and has no unit_cost column — on SQLite and PostgreSQL.
+that holds only region 1's rows and has no unit_cost column — on SQLite, PostgreSQL,
+MariaDB, DuckDB and ClickHouse (chdb), each with its own variants of the attempts.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies
 from tests.react_agent.access.scope_corpus import ATTEMPTS, FAILS, REFUSED, SAME, Attempt
 
 ROWS = 100_000
-SCHEMAS = {"sqlite": "main", "postgres": "public"}
+SCHEMAS = {
+    "sqlite": "main",
+    "postgres": "public",
+    "duckdb": "main",
+    "mysql": "test",
+    "clickhouse": "default",
+}
 
 
 def _value(value: Any) -> Any:

@@ -1,8 +1,13 @@
-"""Hostile SQL that only MySQL/MariaDB or DuckDB would run, and the outcome each must have."""
+"""Hostile SQL that only MySQL/MariaDB or DuckDB would run, and the outcome each must have.
+
+ClickHouse's own list is in engine_corpora.py, with the other engines'.
+"""
 
 from __future__ import annotations
 
+from tests.react_agent.tools.engine_corpora import CLICKHOUSE_ONLY
 from tests.react_agent.tools.test_hostile_corpus import (
+    FAILED,
     HOSTILE,
     LOOK_ALIKES,
     REFUSED,
@@ -156,17 +161,25 @@ _OUTCOMES = {
         "SELECT n FROM r ORDER BY n DESC LIMIT 1": ROWS,
     },
     "duckdb": {},
+    # ClickHouse ends a recursive CTE at max_recursive_cte_evaluation_depth (1000), an error.
+    "clickhouse": {
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+        "SELECT count(*) FROM r": FAILED,
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+        "SELECT n FROM r ORDER BY n DESC LIMIT 1": FAILED,
+    },
 }
 # Refused for another reason than in SQLite: parsing fails first in these dialects.
 _REASONS = {
     "mysql": {'SELECT "pg_sleep"(5)': NOT_PARSED},
     "duckdb": {"SELECT sqlar_uncompress(x'00', 1)": NOT_PARSED},
+    "clickhouse": {"SELECT sqlar_uncompress(x'00', 1)": NOT_PARSED},
 }
 
 
 def corpus(dialect: str) -> list[Case]:
     """Return the shared corpus, as it must end in `dialect`, plus the dialect's own."""
-    own = {"mysql": MYSQL_ONLY, "duckdb": DUCKDB_ONLY}[dialect]
+    own = {"mysql": MYSQL_ONLY, "duckdb": DUCKDB_ONLY, "clickhouse": CLICKHOUSE_ONLY}[dialect]
     cases = []
     for case in HOSTILE + LOOK_ALIKES:
         outcome = _OUTCOMES[dialect].get(case.sql, case.outcome("sqlite"))

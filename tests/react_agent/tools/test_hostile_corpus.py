@@ -39,6 +39,8 @@ BATCH = 16
 """Tool calls per model reply; they run side by side, so a batch costs one round."""
 
 REFUSED, TIMEOUT, ROWS = "refused", "timeout", "rows"
+FAILED = "failed"
+"""The database itself ends the query with an error of its own (no rows)."""
 
 # What a reason the model reads looks like: what is refused, and (mostly) why.
 CLEAR_REASON = re.compile(
@@ -360,6 +362,8 @@ def assert_each_outcome(observed: list[Observed], dialect: str) -> None:
         elif outcome == TIMEOUT:
             assert message.status == "error" and artifact["outcome"] == "failed", item.sql
             assert "statement timeout" in message.content, f"{item.sql!r}: {message.content}"
+        elif outcome == FAILED:
+            assert message.status == "error" and artifact["outcome"] == "failed", item.sql
         else:
             assert message.status != "error", f"{item.sql!r}: {message.content}"
             assert artifact["outcome"] == "ok" and artifact["records"]["rows"], item.sql

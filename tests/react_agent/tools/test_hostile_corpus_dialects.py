@@ -1,4 +1,4 @@
-"""The hostile corpus on MariaDB and DuckDB: refused or stopped, the data and files untouched."""
+"""The hostile corpus on MariaDB, DuckDB and ClickHouse (chdb): refused or stopped, untouched."""
 
 # As in test_hostile_corpus.py, each case is a tool call of a scripted model through the
 # whole agent (run_sql → guard → database), here with each dialect's own attacks added.
@@ -22,6 +22,7 @@ from tests.react_agent.tools.dialect_corpora import corpus
 from tests.react_agent.tools.test_hostile_corpus import (
     BATCH,
     CLEAR_REASON,
+    FAILED,
     MARGIN,
     REFUSED,
     SQL_TIMEOUT,
@@ -33,6 +34,7 @@ from tests.react_agent.tools.test_hostile_corpus import (
     run_sql_calls,
     tool_results_seen,
 )
+from tests.support.clickhouse import run_admin, sample_database
 from tests.support.data_files import write_sample_folder
 from tests.support.mysql import run_statements
 from tests.support.scripted_model import ScriptedChatModel, answer
@@ -41,7 +43,7 @@ MYSQL_DATA_DIR = Path("/var/lib/mysql")
 file_targets = shared.file_targets  # the fixture: an empty world-writable folder
 
 
-@pytest.mark.parametrize("dialect", ["mysql", "duckdb"])
+@pytest.mark.parametrize("dialect", ["mysql", "duckdb", "clickhouse"])
 def test_the_guard_alone_refuses_exactly_the_cases_expected_to_be_refused(dialect: str):
     for case in corpus(dialect):
         sql = case.sql.replace("{out}", "/nonexistent")
@@ -66,8 +68,8 @@ async def run_cases(
     service: AgentService, model: ScriptedChatModel, cases: list[Case], dialect: str, out: Path
 ) -> list[Observed]:
     """Send every case as run_sql calls; check each run's bounds and counts."""
-    slow = [case for case in cases if case.outcome(dialect) == TIMEOUT]
-    fast = [case for case in cases if case.outcome(dialect) != TIMEOUT]
+    slow = [case for case in cases if case.outcome(dialect) in (TIMEOUT, FAILED)]
+    fast = [case for case in cases if case.outcome(dialect) not in (TIMEOUT, FAILED)]
     batches = [[case] for case in slow] + [fast[i : i + BATCH] for i in range(0, len(fast), BATCH)]
     observed: list[Observed] = []
     for number, batch in enumerate(batches):
@@ -178,3 +180,43 @@ async def test_hostile_corpus_against_duckdb_files_changes_nothing(
     assert_each_outcome(observed, "duckdb")
     assert folder_digest(folder) == before
     assert listing(folder, file_targets, Path.cwd()) == files_before
+
+
+# ------------------------------------------------------------------ ClickHouse (chdb)
+
+
+def clickhouse_fingerprint(url: str) -> dict[str, Any]:
+    """Return each table's row count and content hash, the tables and the databases."""
+    database = url.rsplit("=", 1)[1]
+    tables = run_admin(
+        f"SELECT name, engine FROM system.tables WHERE database = '{database}' ORDER BY name"
+    )[0]
+    contents = run_admin(
+        *(
+            f"SELECT count(), groupBitXor(cityHash64(*)) FROM `{database}`.`{t.name}`"
+            for t in TABLES
+        )
+    )
+    databases = run_admin("SELECT name FROM system.databases ORDER BY name")[0]
+    return {"tables": tables, "contents": contents, "own": database in str(databases)}
+
+
+@pytest.mark.slow  # a long corpus through the whole agent (tests/support/slow_tests.py)
+async def test_hostile_corpus_against_clickhouse_changes_nothing(
+    settings: Settings, file_targets: Path
+):
+    model = ScriptedChatModel()
+    with sample_database() as url:
+        before = clickhouse_fingerprint(url)
+        files_before = listing(file_targets, Path.cwd())
+        overrides = {"data_database_url": url, "sql_timeout": SQL_TIMEOUT}
+        async with open_agent_service(settings.model_copy(update=overrides), model=model) as svc:
+            assert svc.runner is not None, svc.problems
+            observed = await run_cases(svc, model, corpus("clickhouse"), "clickhouse", file_targets)
+        assert_each_outcome(observed, "clickhouse")
+        assert clickhouse_fingerprint(url) == before
+        assert listing(file_targets, Path.cwd()) == files_before
+        [busy] = run_admin(
+            "SELECT query FROM system.processes WHERE query NOT LIKE '%system.processes%'"
+        )
+        assert busy == []  # no query of the corpus still runs
