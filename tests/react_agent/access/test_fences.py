@@ -295,14 +295,23 @@ def _nodes(node: dict[str, Any], children: str) -> Iterator[dict[str, Any]]:
 
 
 def filter_below_predicate(plan: dict[str, Any], children: str, mine: str, scope: str) -> bool:
-    """Whether the node testing `mine` has `scope`'s test strictly below it, and not `mine`."""
-    holders = [n for n in _nodes(plan, children) if mine in _node_text(n, children)]
+    """Whether the node testing `mine` has `scope`'s test strictly below it, and not `mine`.
+
+    Spaces are not compared: engines print `region_id = 1` or `region_id=1` by version.
+    """
+
+    def has(node: dict[str, Any], needle: str) -> bool:
+        return _squeezed(needle) in _squeezed(_node_text(node, children))
+
+    holders = [n for n in _nodes(plan, children) if has(n, mine)]
     if len(holders) != 1:
         return False
     below = [n for child in holders[0].get(children) or [] for n in _nodes(child, children)]
-    return any(scope in _node_text(n, children) for n in below) and not any(
-        mine in _node_text(n, children) for n in below
-    )
+    return any(has(n, scope) for n in below) and not any(has(n, mine) for n in below)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
 
 
 async def _scoped_sql(url: str, sql: str) -> tuple[str, dict[str, Any]]:
