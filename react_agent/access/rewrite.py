@@ -30,6 +30,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from react_agent.access.lineage import sensitive_lineage
 from react_agent.access.scope import Scope
+from react_agent.access.table_keys import DEFAULT_SCHEMAS, table_key
 from react_agent.guard.sql_guard import QueryRejected, parse_statement
 
 PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
@@ -37,8 +38,6 @@ PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
 them, so a driver that reads `%(name)s` never takes text the model wrote for one."""
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
-DEFAULT_SCHEMAS = frozenset({"main", "public"})
-"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 FENCES = {
     # PostgreSQL neither pulls up a subquery with an OFFSET nor pushes quals into it;
     # DuckDB pushes no filter through a LIMIT/OFFSET operator.
@@ -196,7 +195,7 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
 
 
 def _table_name(table: exp.Table) -> str:
-    return table.name.lower()
+    return table_key(table)
 
 
 def _nodes_by_type(tree: exp.Expression) -> dict[type, list[Any]]:
@@ -242,7 +241,9 @@ def _real_tables(
         if id(table) in ctes or not isinstance(table.this, exp.Identifier):
             continue  # a CTE reference, or a table function such as json_each(…)
         schema = table.db.lower()
-        if table.catalog or (schema and schema not in DEFAULT_SCHEMAS):
+        # A source's table (`sales.orders`) is one the catalogue lists; any other schema is not.
+        qualified = schema and schema not in DEFAULT_SCHEMAS and table_key(table) not in columns_of
+        if table.catalog or qualified:
             raise ScopeRefused(
                 "TABLE_NOT_ALLOWED", f"the table {table.sql()} is outside the readable tables"
             )

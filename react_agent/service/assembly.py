@@ -37,7 +37,12 @@ from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.open import open_run_store
 from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
-from react_agent.service.data_sources import open_data_source, open_datasets
+from react_agent.service.data_sources import (
+    open_data_source,
+    open_datasets,
+    open_named_sources,
+    prompt_dialect,
+)
 from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog
@@ -132,7 +137,11 @@ async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
     """Open the data database (and users' datasets); a failure is a problem, not a stop."""
     settings = service.settings
     try:
-        service.database = await open_data_source(settings, settings.data_database_url)
+        service.database = (
+            await open_named_sources(settings)
+            if settings.data_sources
+            else await open_data_source(settings, settings.data_database_url)
+        )
         stack.push_async_callback(service.database.aclose)
         await open_datasets(service, stack)
         # PostgreSQL's tables are listed by check_components below, once it answers.
@@ -261,7 +270,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     )
     nodes = AgentNodes(
         model=model,
-        dialect=service.database.dialect,
+        dialect=prompt_dialect(service.database),
         tables=service.tables,
         max_turns=settings.trim_max_turns,
         max_tokens=settings.trim_max_tokens,

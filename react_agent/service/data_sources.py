@@ -10,6 +10,8 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
 from react_agent.databases.routing import DataSourceRouter
 from react_agent.databases.urls import database_kind
+from react_agent.databases.federation.sources import NamedSources, open_sources
+from react_agent.databases.federation.specs import SourceSpec, parse_sources
 from react_agent.datasets.service import Datasets
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, postgres_pool_options
@@ -34,6 +36,20 @@ async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     )
 
 
+async def open_named_sources(settings: Settings) -> SQLDatabase:
+    """Open every source of DATA_SOURCES (checked at start: settings_checks) as one database.
+
+    A source that cannot be opened is kept down, named in the 503 of a question that
+    reads it, and opened again when asked for; the others serve.
+    """
+    specs = parse_sources(settings.data_sources or "")
+
+    async def opener(spec: SourceSpec) -> SQLDatabase:
+        return await open_data_source(settings, spec.url)
+
+    return await open_sources(list(specs), opener, duckdb_options(settings))
+
+
 async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:
     """With DATASETS_ENABLED, keep users' datasets and route a question to the one it names."""
     settings = service.settings
@@ -46,3 +62,9 @@ async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:
     )
     stack.push_async_callback(service.datasets.aclose)
     service.database = DataSourceRouter(service.database)
+
+
+def prompt_dialect(database: SQLDatabase) -> str:
+    """Return the dialect the model is told: the database's, or the named sources' rule."""
+    named = getattr(database, "default", database)  # a dataset router wraps the sources
+    return named.prompt_dialect() if isinstance(named, NamedSources) else database.dialect
