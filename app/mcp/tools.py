@@ -52,12 +52,14 @@ class DataTools:
         key: ApiKey | None,
         report_step: StepReporter,
         ask_person: PersonAsker | None = None,
+        dataset_id: str | None = None,
     ) -> dict[str, Any]:
         """Ask the agent with the ask endpoint's rules; return answer, SQL, rows and usage."""
         payload = {
             "question": question,
             "conversation_id": conversation_id,
             "user_id": user_id or _default_user(key, conversation_id),
+            "dataset_id": dataset_id,  # #50.3: kept by the conversation from then on
         }
         ask = self._authorized(validate_ask_request(payload, self.clock), key)
         ask = await admit(self.get_service(), self.clock, ask)

@@ -174,7 +174,13 @@ def accept_chat_request(body: ChatCompletionRequest) -> AskRequest:
         conversation_id = unquote(request.headers[CONVERSATION_HEADER])
     # A key bound to one user acts as that user when the body names none.
     payload = with_key_user(
-        {"question": last_user_text(body), "user_id": body.user, "conversation_id": conversation_id}
+        {
+            "question": last_user_text(body),
+            "user_id": body.user,
+            "conversation_id": conversation_id,
+            # #50.3: the asker's uploaded dataset, kept by the conversation from then on.
+            "dataset_id": (body.metadata or {}).get("dataset_id"),
+        }
     )
     ask = validate_ask_request(
         payload,

@@ -53,8 +53,10 @@ async def main(args: argparse.Namespace) -> None:
         Settings(data_sources=f"sales={args.pg};fin={args.mysql}", _env_file=None)
     )
     single = await open_named_sources(Settings(data_sources=f"sales={args.one_pg}", _env_file=None))
-    sides = {"federated (PostgreSQL + MariaDB in DuckDB)": (federated, FEDERATED),
-             "one PostgreSQL": (single, ONE_DATABASE)}
+    sides = {
+        "federated (PostgreSQL + MariaDB in DuckDB)": (federated, FEDERATED),
+        "one PostgreSQL": (single, ONE_DATABASE),
+    }
     got: dict[str, list[float]] = {name: [] for name in sides}
     try:
         for database, sql in sides.values():
@@ -66,15 +68,21 @@ async def main(args: argparse.Namespace) -> None:
         await federated.aclose()
         await single.aclose()
     load = os.getloadavg()
-    print(f"c={args.concurrency}, {args.rounds} rounds of {args.questions} statements per side; "
-          f"load average before the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
+    print(
+        f"c={args.concurrency}, {args.rounds} rounds of {args.questions} statements per side; "
+        f"load average before the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
+    )
     print("| side | p50 ms | p95 ms | mean ms |\n|---|---|---|---|")
     for name, values in got.items():
-        print(f"| {name} | {p(values, .5):.1f} | {p(values, .95):.1f} | "
-              f"{1000 * statistics.fmean(values):.1f} |")
+        print(
+            f"| {name} | {p(values, 0.5):.1f} | {p(values, 0.95):.1f} | "
+            f"{1000 * statistics.fmean(values):.1f} |"
+        )
     (fed, one) = got.values()
-    print(f"\nlatency ratio federated / one PostgreSQL: p50 {p(fed, .5) / p(one, .5):.2f}, "
-          f"p95 {p(fed, .95) / p(one, .95):.2f}")
+    print(
+        f"\nlatency ratio federated / one PostgreSQL: p50 {p(fed, 0.5) / p(one, 0.5):.2f}, "
+        f"p95 {p(fed, 0.95) / p(one, 0.95):.2f}"
+    )
 
 
 if __name__ == "__main__":

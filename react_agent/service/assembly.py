@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 
 from langchain_core.language_models import BaseChatModel
 from psycopg_pool import AsyncConnectionPool
@@ -38,6 +39,7 @@ from react_agent.runs.store.open import open_run_store
 from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.data_sources import (
+    conversation_source,
     open_data_source,
     open_datasets,
     open_named_sources,
@@ -287,7 +289,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     for feature in graph_features(service):
         parts = feature.attach(parts)
     graph = build_graph(parts, service.checkpointer)
-    return AgentRunner(
+    runner = AgentRunner(
         graph,
         locks,
         recursion_limit=settings.recursion_limit,
@@ -297,6 +299,9 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         check_answer=None if settings.answer_check == "off" else check_answer,
         listeners=run_listeners(settings),
     )
+    if service.datasets is not None:  # a conversation about a dataset keeps reading it
+        runner.source_of_thread = partial(conversation_source, service)
+    return runner
 
 
 def run_listeners(settings: Settings) -> RunListeners:

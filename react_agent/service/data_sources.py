@@ -7,11 +7,11 @@ from typing import Any
 
 from config import Settings
 from react_agent.databases.base import SQLDatabase
+from react_agent.databases.federation.sources import NamedSources, open_sources
+from react_agent.databases.federation.specs import SourceSpec, parse_sources
 from react_agent.databases.open import open_database
 from react_agent.databases.routing import DataSourceRouter
 from react_agent.databases.urls import database_kind
-from react_agent.databases.federation.sources import NamedSources, open_sources
-from react_agent.databases.federation.specs import SourceSpec, parse_sources
 from react_agent.datasets.service import Datasets
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, postgres_pool_options
@@ -68,3 +68,32 @@ def prompt_dialect(database: SQLDatabase) -> str:
     """Return the dialect the model is told: the database's, or the named sources' rule."""
     named = getattr(database, "default", database)  # a dataset router wraps the sources
     return named.prompt_dialect() if isinstance(named, NamedSources) else database.dialect
+
+
+PRIVATE_SOURCE = "mine"
+"""The name a user's uploaded dataset takes beside the named sources (`mine.table`)."""
+
+
+async def conversation_source(service: AgentService, thread_id: str) -> SQLDatabase | None:
+    """Return the data source of the conversation's runs and exports (None: the shared one).
+
+    A conversation bound to a dataset (a question named it) reads the dataset: alone
+    beside a DATA_DATABASE_URL, or as `mine` beside the named sources of DATA_SOURCES,
+    joinable with them.
+
+    Raises:
+        ServiceError: 404 DATASET_NOT_FOUND when its dataset is gone meanwhile.
+
+    """
+    if service.datasets is None:
+        return None
+    found = await service.datasets.source_of_conversation(thread_id)
+    if found is None:
+        return None
+    url, dataset = found
+    database = service.database
+    base = database.default if isinstance(database, DataSourceRouter) else database
+    if isinstance(base, NamedSources):
+        spec = SourceSpec(PRIVATE_SOURCE, url, "your uploaded dataset")
+        return base.with_private(spec, dataset)
+    return dataset

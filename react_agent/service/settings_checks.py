@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from config import Settings
-from react_agent.databases.urls import database_kind
 from react_agent.databases.federation.specs import parse_sources
+from react_agent.databases.urls import database_kind
 from react_agent.errors import ConfigurationError
 
 SUPPORTED_KINDS = {

@@ -37,7 +37,9 @@ def scanner_file(extension: str) -> Path:
         raise CannotAttach(
             f"the {extension} scanner is not installed: pip install duckdb-extension-{extension}"
         )
-    link = Path(tempfile.mkdtemp(prefix="duckdb-scanners-")) / f"{extension}_scanner.duckdb_extension"
+    link = (
+        Path(tempfile.mkdtemp(prefix="duckdb-scanners-")) / f"{extension}_scanner.duckdb_extension"
+    )
     link.symlink_to(found[-1])
     return link
 

@@ -36,6 +36,7 @@ class Attachment:
     url: str
     file_path: Path | None = None
 
+
 _PASSWORD = re.compile(r"(password\s*=\s*|://[^:/@\s]+:)[^\s@']+", re.IGNORECASE)
 
 
@@ -143,17 +144,17 @@ class Federation:
             yield stream
 
     async def list_tables(self) -> list[str]:
-        """The federation lists nothing of its own: the sources list their tables."""
+        """Return no table: the sources list their own."""
         return []
 
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
-        """The federation describes nothing of its own."""
+        """Return nothing: the sources describe their own tables."""
         return []
 
     async def introspect(
         self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
     ) -> Catalog:
-        """The federation's catalogue is empty: the sources' catalogues are the catalogue."""
+        """Return an empty catalogue: the sources' catalogues are the catalogue."""
         return Catalog(FEDERATED_DIALECT)
 
     async def ping(self) -> None:

@@ -60,8 +60,22 @@ class NamedSources:
         self.members = {member.spec.name: member for member in members}
         self.opener = opener
         self.file_options = dict(file_options)
-        self._federations: dict[tuple[str, ...], Federation] = {}
+        self._federations: dict[tuple[tuple[str, str], ...], Federation] = {}
         self._reopening = asyncio.Lock()
+        self._is_view = False
+
+    def with_private(self, spec: SourceSpec, database: SQLDatabase) -> NamedSources:
+        """Return these sources plus one of a user's own (an upload, `mine`), for one run.
+
+        The view shares the open sources and the federations (keyed by each source's URL,
+        so two users' uploads never share one); closing it closes nothing.
+        """
+        view = NamedSources([], self.opener, self.file_options)
+        view.members = {**self.members, spec.name: Member(spec, database)}
+        view._federations = self._federations
+        view._reopening = self._reopening
+        view._is_view = True
+        return view
 
     @property
     def specs(self) -> list[SourceSpec]:
@@ -137,9 +151,7 @@ class NamedSources:
                 continue
             own = {s.split(".", 1)[1] for s in sensitive if s.startswith(f"{name}.")}
             try:
-                catalog = await member.database.introspect(
-                    sensitive=own, max_distinct=max_distinct
-                )
+                catalog = await member.database.introspect(sensitive=own, max_distinct=max_distinct)
             except Exception as exc:  # one source down leaves the others' tables
                 member.problem = str(exc)
                 logger.warning("source %s could not be introspected: %s", name, exc)
@@ -214,7 +226,9 @@ class NamedSources:
                 raise source_unavailable(name, exc) from None
 
     async def aclose(self) -> None:
-        """Close the federations and every open source."""
+        """Close the federations and every open source (a run's view closes nothing)."""
+        if self._is_view:
+            return
         for federation in self._federations.values():
             await federation.aclose()
         for member in self.members.values():
@@ -227,8 +241,7 @@ class NamedSources:
         check_federated(sql, self.members)
         if not read:
             raise QueryFailed(
-                "name every table as source.table; the sources are "
-                + ", ".join(self.members),
+                "name every table as source.table; the sources are " + ", ".join(self.members),
                 ours=True,
             )
         if len(read) == 1:
@@ -238,9 +251,9 @@ class NamedSources:
 
     async def federation(self, names: list[str]) -> Federation:
         """Return the federation that attaches the sources `names` (one per set, kept)."""
-        key = tuple(sorted(names))
+        key = tuple(sorted((name, self.members[name].spec.url) for name in names))
         if key not in self._federations:
-            attachments = [await self._attachment(name) for name in key]
+            attachments = [await self._attachment(name) for name, _ in key]
             self._federations[key] = Federation(attachments, self.file_options)
         return self._federations[key]
 
@@ -259,7 +272,7 @@ class NamedSources:
             try:
                 await database.ping()
             except Exception as exc:
-                for key in [k for k in self._federations if name in k]:
+                for key in [k for k in self._federations if name in dict(k)]:
                     await self._federations.pop(key).aclose()
                 raise source_unavailable(name, exc) from None
 
@@ -287,7 +300,9 @@ def _qualified(table: CatalogTable, source: str, description: str) -> CatalogTab
     return replace(table, name=f"{source}.{table.name}", foreign_keys=keys, comment=comment)
 
 
-async def open_sources(specs: list[SourceSpec], opener: Opener, file_options: Mapping[str, Any]) -> NamedSources:
+async def open_sources(
+    specs: list[SourceSpec], opener: Opener, file_options: Mapping[str, Any]
+) -> NamedSources:
     """Open every source; one that fails is kept down (its problem logged), the rest serve."""
     members = []
     for spec in specs:

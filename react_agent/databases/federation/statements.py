@@ -55,7 +55,11 @@ def native_statement(sql: str, source: str, dialect: str) -> str:
     if dialect == "mysql":
         for select in tree.find_all(exp.Select):
             offset = select.args.get("offset")
-            if offset is not None and not select.args.get("limit") and offset.expression.name == "0":
+            if (
+                offset is not None
+                and not select.args.get("limit")
+                and offset.expression.name == "0"
+            ):
                 select.set("offset", None)
                 select.set("limit", exp.Limit(expression=exp.Literal.number(MYSQL_FENCE)))
     return tree.sql(dialect=dialect)
@@ -74,7 +78,9 @@ def check_federated(sql: str, names: Collection[str]) -> None:
         if not table.db and table.name.lower() in ctes:
             continue
         if not isinstance(table.this, exp.Identifier):
-            raise QueryFailed("a query across sources may read tables only, not functions", ours=True)
+            raise QueryFailed(
+                "a query across sources may read tables only, not functions", ours=True
+            )
         if table.catalog or table.db.lower() not in names:
             raise QueryFailed(
                 f"{table.sql(dialect=FEDERATED_DIALECT)}: across sources, name every table as "
@@ -82,6 +88,8 @@ def check_federated(sql: str, names: Collection[str]) -> None:
                 ours=True,
             )
     for function in tree.find_all(exp.Func):
-        name = (function.name if isinstance(function, exp.Anonymous) else function.sql_name()).lower()
+        name = (
+            function.name if isinstance(function, exp.Anonymous) else function.sql_name()
+        ).lower()
         if name.startswith(_SCANNER_FUNCTIONS):
             raise QueryFailed(f"the function {name} is not allowed across sources", ours=True)

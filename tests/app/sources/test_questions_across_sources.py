@@ -23,7 +23,10 @@ from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
     ids=["two sources", "three sources"],
 )
 async def test_the_agent_answers_a_question_joining_sources(
-    settings: Settings, sources_text: str, sql: str, oracle_sql: str
+    settings: Settings,
+    sources_text: str,  # noqa: F811 (the fixture)
+    sql: str,
+    oracle_sql: str,
 ):
     model = ScriptedChatModel()
     settings = settings.model_copy(update={"data_sources": sources_text})

@@ -36,9 +36,7 @@ THREE_SOURCES = (
     "JOIN fin.stores s ON s.store_id = o.store_id "
     "JOIN files.regions r ON r.region_id = s.region_id GROUP BY r.region_name ORDER BY 1"
 )
-THREE_SOURCES_ORACLE = THREE_SOURCES.replace("sales.", "").replace("fin.", "").replace(
-    "files.", ""
-)
+THREE_SOURCES_ORACLE = THREE_SOURCES.replace("sales.", "").replace("fin.", "").replace("files.", "")
 
 
 def oracle(sql: str, *params: object) -> list[tuple]:
@@ -52,9 +50,7 @@ def sources_text(postgres_database: str, mysql_sample_url: str, tmp_path: Path) 
     """Give DATA_SOURCES naming the sample on PostgreSQL, on MariaDB and as CSV files."""
     load_into_postgres(postgres_database)
     folder = write_sample_folder(tmp_path / "files")
-    return (
-        f"sales={postgres_database};fin={mysql_sample_url};files=duckdb:///{folder}"
-    )
+    return f"sales={postgres_database};fin={mysql_sample_url};files=duckdb:///{folder}"
 
 
 @pytest.fixture
@@ -75,7 +71,8 @@ def rows_of(result) -> list[tuple]:
 async def test_every_sources_tables_are_listed_qualified_with_their_description(tmp_path: Path):
     spec = tmp_path / "sources.yaml"
     spec.write_text(
-        "sources:\n  - name: lite\n    url: sqlite:///" + str(SAMPLE_DB_PATH)
+        "sources:\n  - name: lite\n    url: sqlite:///"
+        + str(SAMPLE_DB_PATH)
         + "\n    description: the shop's own copy\n"
     )
     database = await open_named_sources(Settings(data_sources=str(spec), _env_file=None))
@@ -97,7 +94,9 @@ async def test_a_join_of_two_sources_equals_the_same_join_on_one_database(source
 
 async def test_a_join_of_three_sources_equals_the_same_join_on_one_database(sources):
     result = await sources.run_query(THREE_SOURCES, row_limit=100, timeout=30)
-    got = [(name, Decimal(str(amount)).quantize(Decimal("0.01"))) for name, amount in rows_of(result)]
+    got = [
+        (name, Decimal(str(amount)).quantize(Decimal("0.01"))) for name, amount in rows_of(result)
+    ]
     expected = [
         (name, Decimal(str(amount)).quantize(Decimal("0.01")))
         for name, amount in oracle(THREE_SOURCES_ORACLE)
