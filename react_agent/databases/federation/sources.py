@@ -171,13 +171,10 @@ class NamedSources:
     ) -> QueryResult:
         """Run `sql` on the one source it reads, or across its sources in the federation."""
         target, text, read = await self._target(sql)
-        try:
+        async with self._naming(read):
             return await target.run_query(
                 text, row_limit=row_limit, timeout=timeout, params=params, session=session
             )
-        except QueryFailed:
-            await self._name_the_source_down(read)
-            raise
 
     async def explain(
         self,
@@ -189,11 +186,8 @@ class NamedSources:
     ) -> None:
         """Plan `sql` where it would run."""
         target, text, read = await self._target(sql)
-        try:
+        async with self._naming(read):
             await target.explain(text, timeout=timeout, params=params, session=session)
-        except QueryFailed:
-            await self._name_the_source_down(read)
-            raise
 
     @asynccontextmanager
     async def open_row_stream(
@@ -206,10 +200,13 @@ class NamedSources:
         session: SessionSettings | None = None,
     ) -> AsyncIterator[RowStream]:
         """Stream `sql`'s rows from where it runs (exports)."""
-        target, text, _ = await self._target(sql)
-        async with target.open_row_stream(
-            text, max_rows=max_rows, timeout=timeout, params=params, session=session
-        ) as stream:
+        target, text, read = await self._target(sql)
+        async with (
+            self._naming(read),
+            target.open_row_stream(
+                text, max_rows=max_rows, timeout=timeout, params=params, session=session
+            ) as stream,
+        ):
             yield stream
 
     def sources_read(self, sql: str) -> list[str]:
@@ -262,6 +259,20 @@ class NamedSources:
         scratch = getattr(database, "scratch", None)
         built = scratch / "files.duckdb" if scratch is not None else None
         return Attachment(name, self.members[name].spec.url, built)
+
+    @asynccontextmanager
+    async def _naming(self, read: list[str]) -> AsyncIterator[None]:
+        """Turn a failure of the sources `read` into the 503 that names the one down."""
+        try:
+            yield
+        except QueryFailed:
+            await self._name_the_source_down(read)
+            raise
+        except ServiceError as exc:
+            if exc.status != 503 or exc.error_type == "SOURCE_UNAVAILABLE":
+                raise
+            name = read[0] if len(read) == 1 else "/".join(read)
+            raise source_unavailable(name, exc.detail) from exc
 
     async def _name_the_source_down(self, names: list[str]) -> None:
         """After a failure, raise the 503 of a source that no longer answers, if one does not."""
@@ -316,4 +327,4 @@ async def open_sources(
     return NamedSources(members, opener, file_options)
 
 
-__all__ = ["Member", "NamedSources", "ServiceError", "open_sources"]
+__all__ = ["Member", "NamedSources", "open_sources"]

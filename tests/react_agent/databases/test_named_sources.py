@@ -190,3 +190,29 @@ def test_a_malformed_data_sources_says_what_is_wrong(text: str, words: str):
     with pytest.raises(ConfigurationError) as raised:
         parse_sources(text)
     assert words in raised.value.detail
+
+
+async def test_a_source_down_mid_question_is_named_in_the_answer(restartable_postgres, tmp_path):
+    load_into_postgres(restartable_postgres.url)
+    folder = write_sample_folder(tmp_path / "files")
+    text = f"sales={restartable_postgres.url};files=duckdb:///{folder}"
+    database = await open_named_sources(Settings(data_sources=text, _env_file=None))
+    joined = (
+        "SELECT count(*) AS n FROM sales.orders o JOIN files.stores s ON s.store_id = o.store_id"
+    )
+    try:
+        before = await database.run_query(joined, row_limit=10, timeout=30)
+        restartable_postgres.stop()
+        failures = []
+        for sql in (joined, "SELECT count(*) AS n FROM sales.orders"):
+            with pytest.raises(ServiceError) as raised:
+                await database.run_query(sql, row_limit=10, timeout=30)
+            failures.append(raised.value)
+        on_files = await database.run_query(
+            "SELECT count(*) AS n FROM files.orders", row_limit=10, timeout=30
+        )
+    finally:
+        await database.aclose()
+    assert rows_of(before) == [(4000,)] and rows_of(on_files) == [(4000,)]
+    for failure in failures:
+        assert failure.status == 503 and "sales" in failure.detail, failure.detail
