@@ -217,8 +217,11 @@ def _real_tables(
     columns_of: Mapping[str, Sequence[str]],
 ) -> list[exp.Table]:
     """Return the table references that read a real table, not a CTE; refuse shadowing."""
+    # A source's `sales.stores` is shadowed by a WITH named `stores` too: a row filter
+    # written with the bare name would read the WITH query instead of the table.
+    bare = {name.rpartition(".")[2] for name in columns_of} if nodes[exp.CTE] else set()
     for cte in nodes[exp.CTE]:
-        if cte.alias_or_name.lower() in columns_of:
+        if cte.alias_or_name.lower() in bare:
             raise ScopeRefused(
                 "CTE_SHADOWS_TABLE",
                 f"a WITH query may not be named like the table {cte.alias_or_name!r}; rename it",
