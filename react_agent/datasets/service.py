@@ -11,6 +11,7 @@ from react_agent.databases.base import SQLDatabase
 from react_agent.databases.duckdb.files import DuckDBFiles
 from react_agent.datasets.conversations import ConversationDatasets
 from react_agent.datasets.store import Dataset, DatasetStore
+from react_agent.datasets.updates import UpdateMode, update_dataset
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,15 @@ class Datasets:
         self.store.delete(user_id, dataset_id)
         # Its conversations ask about the shared data again, as a new one would.
         self.conversations.unbind_dataset(user_id, dataset_id)
+
+    async def update(
+        self, user_id: str, dataset_id: str, filename: str, content: bytes, mode: UpdateMode
+    ) -> Dataset:
+        """Replace or append to the user's dataset in place (see datasets/updates)."""
+        folder = self.store.folder(user_id, dataset_id)
+        async with self._opening:  # no question opens it while its file changes
+            await self._close(folder)
+            return await update_dataset(self.store, user_id, dataset_id, filename, content, mode)
 
     async def bind(self, thread_id: str, user_id: str, dataset_id: str) -> None:
         """Make the user's dataset the one the conversation reads (404 unless it is theirs)."""

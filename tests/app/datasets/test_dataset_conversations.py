@@ -169,3 +169,65 @@ async def test_a_dataset_joins_the_named_sources_as_mine(settings: Settings):
     ]
     assert export.status_code == 200, export.text
     assert len(parse_csv(export.content)) == 3
+
+
+def csv_upload(text: str, name: str = "more.csv") -> dict:
+    return {"file": (name, io.BytesIO(text.encode()), "text/csv")}
+
+
+async def test_a_dataset_appended_to_and_replaced_keeps_its_conversation_and_examples(
+    dataset_settings: Settings,
+):
+    model = ScriptedChatModel()
+    async with running_service(dataset_settings, model=model) as service:
+        dataset_id = await upload_sales(service)
+        model.replies = [call_tool("run_sql", sql=ON_FILE), answer("华南")]
+        _, body = await service.ask(question="合计", user_id="wang", dataset_id=dataset_id)
+        thread_id = body["data"]["conversation_id"]
+        put = f"{DATASETS}/{dataset_id}"
+        appended = await service.http.put(
+            put,
+            params={"user_id": "wang", "mode": "append"},
+            files=csv_upload("地区,销售额,日期\n华北,70,2024-03-01\n"),
+        )
+        model.replies += [call_tool("run_sql", sql=ON_FILE), answer("三个地区")]
+        _, after_append = await service.ask(
+            question="再算", user_id="wang", conversation_id=thread_id
+        )
+        dropped = await service.http.put(
+            put, params={"user_id": "wang"}, files=csv_upload("地区,销售额\n华东,1\n")
+        )
+        wrong_header = await service.http.put(
+            put,
+            params={"user_id": "wang", "mode": "append"},
+            files=csv_upload("a,b,c\n1,2,3\n"),
+        )
+        replaced = await service.http.put(
+            put,
+            params={"user_id": "wang"},
+            files=csv_upload("地区,销售额,日期,备注\n西南,9,2024-04-01,新\n", "new.csv"),
+        )
+        model.replies += [call_tool("run_sql", sql=ON_FILE), answer("西南")]
+        _, after_replace = await service.ask(
+            question="再算", user_id="wang", conversation_id=thread_id
+        )
+        others = await service.http.put(
+            put, params={"user_id": "li"}, files=csv_upload("地区,销售额,日期\n")
+        )
+
+    assert appended.status_code == 200, appended.text
+    assert appended.json()["data"]["tables"][0]["row_count"] == 4
+    # 华东 < 华北 < 华南 by code point, as DuckDB orders them.
+    assert after_append["data"]["records"]["rows"] == [
+        ON_FILE_ROWS[0],
+        {"地区": "华北", "合计": 70.0},
+        ON_FILE_ROWS[1],
+    ]
+    for refused in (dropped, wrong_header):
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["data"]["error_type"] == "DATASET_INCOMPATIBLE"
+    assert replaced.status_code == 200, replaced.text
+    data = replaced.json()["data"]
+    assert data["dataset_id"] == dataset_id and data["tables"][0]["name"] == "销售"
+    assert after_replace["data"]["records"]["rows"] == [{"地区": "西南", "合计": 9.0}]
+    assert others.status_code == 404
