@@ -44,8 +44,8 @@ def scanner_file(extension: str) -> Path:
     return link
 
 
-def attach_statement(name: str, url: str, *, file_path: Path | None = None) -> tuple[str, str]:
-    """Return (LOAD statement or "", ATTACH statement) for the source `name` at `url`.
+def attach_statements(name: str, url: str, *, file_path: Path | None = None) -> list[str]:
+    """Return the statements that attach the source `name` at `url` read-only, LOAD first.
 
     Args:
         name: The source's name, the catalogue its tables are read from in DuckDB.
@@ -57,13 +57,20 @@ def attach_statement(name: str, url: str, *, file_path: Path | None = None) -> t
     if kind == "duckdb":
         if file_path is None:
             raise CannotAttach(f"source {name}: its DuckDB file is not built")
-        return "", f"ATTACH {_literal(str(file_path))} AS {name} (READ_ONLY)"
+        return [f"ATTACH {_literal(str(file_path))} AS {name} (READ_ONLY)"]
     extension = SCANNERS.get(kind)
     if extension is None:
         raise CannotAttach(f"source {name}: DuckDB cannot attach a {kind} database")
     load = f"LOAD {_literal(str(scanner_file(extension)))}"
-    target = {"postgres": _postgres, "mysql": _mysql, "sqlite": _sqlite}[kind](url)
-    return load, f"ATTACH {_literal(target)} AS {name} (TYPE {extension}, READ_ONLY)"
+    if kind == "mysql":
+        # A secret, not a key=value string: any password passes whole (spaces, quotes).
+        return [
+            load,
+            _mysql_secret(name, url),
+            f"ATTACH '' AS {name} (TYPE mysql, SECRET {name}_source, READ_ONLY)",
+        ]
+    target = _postgres(url) if kind == "postgres" else _sqlite(url)
+    return [load, f"ATTACH {_literal(target)} AS {name} (TYPE {extension}, READ_ONLY)"]
 
 
 def _postgres(url: str) -> str:
@@ -72,26 +79,24 @@ def _postgres(url: str) -> str:
     return "postgresql:" + rest if "+" in scheme else url
 
 
-def _mysql(url: str) -> str:
+def _mysql_secret(name: str, url: str) -> str:
     parts = urlsplit(url)
     fields = {
-        "host": parts.hostname or "127.0.0.1",
-        "port": str(parts.port or 3306),
-        "user": unquote(parts.username or ""),
-        "password": unquote(parts.password or ""),
-        "database": unquote(parts.path.lstrip("/")),
+        "HOST": parts.hostname or "127.0.0.1",
+        "PORT": parts.port or 3306,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "DATABASE": unquote(parts.path.lstrip("/")),
     }
-    return " ".join(f"{key}={_quoted_value(value)}" for key, value in fields.items() if value)
+    options = ", ".join(
+        f"{key} {value if isinstance(value, int) else _literal(value)}"
+        for key, value in fields.items()
+    )
+    return f"CREATE TEMPORARY SECRET {name}_source (TYPE mysql, {options})"
 
 
 def _sqlite(url: str) -> str:
     return str(sqlite_path_from_url(url).resolve())
-
-
-def _quoted_value(value: str) -> str:
-    if value and all(c.isalnum() or c in "._-/" for c in value):
-        return value
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _literal(text: str) -> str:

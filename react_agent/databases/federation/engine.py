@@ -21,7 +21,7 @@ import duckdb
 from react_agent.databases.base import SessionSettings, TableInfo
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.duckdb.files import DuckDBFiles
-from react_agent.databases.federation.attach import CannotAttach, attach_statement
+from react_agent.databases.federation.attach import CannotAttach, attach_statements
 from react_agent.databases.federation.statements import FEDERATED_DIALECT, check_federated
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
@@ -82,13 +82,14 @@ class Federation:
             loaded: set[str] = set()
             for attachment in self.attachments.values():
                 try:
-                    load, attach = attach_statement(
+                    for statement in attach_statements(
                         attachment.name, attachment.url, file_path=attachment.file_path
-                    )
-                    if load and load not in loaded:
-                        connection.execute(load)
-                        loaded.add(load)
-                    connection.execute(attach)
+                    ):
+                        if statement.startswith("LOAD"):
+                            if statement in loaded:
+                                continue
+                            loaded.add(statement)
+                        connection.execute(statement)
                 except (duckdb.Error, CannotAttach, OSError) as exc:
                     raise source_unavailable(attachment.name, exc) from None
             # From here on no file, no network address but the attached ones, no setting.
