@@ -214,13 +214,22 @@ class NamedSources:
         return sources_named(sql, self.members)
 
     async def ping(self) -> None:
-        """Ping every source; raise the first failure, naming its source."""
-        for name in self.members:
-            database = await self.source(name)
+        """Ping every source, noting each one's state; raise only when none answers.
+
+        One source down leaves the others serving (its questions get its 503), so the
+        service stays ready; /health shows each source's state.
+        """
+        failures: list[ServiceError] = []
+        for name, member in self.members.items():
             try:
+                database = await self.source(name)
                 await database.ping()
+                member.problem = None
             except Exception as exc:
-                raise source_unavailable(name, exc) from None
+                member.problem = str(exc)
+                failures.append(source_unavailable(name, exc))
+        if failures and len(failures) == len(self.members):
+            raise failures[0]
 
     async def aclose(self) -> None:
         """Close the federations and every open source (a run's view closes nothing)."""

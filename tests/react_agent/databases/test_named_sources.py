@@ -216,3 +216,16 @@ async def test_a_source_down_mid_question_is_named_in_the_answer(restartable_pos
     assert rows_of(before) == [(4000,)] and rows_of(on_files) == [(4000,)]
     for failure in failures:
         assert failure.status == 503 and "sales" in failure.detail, failure.detail
+
+
+async def test_the_sources_are_ready_while_one_answers_and_health_names_the_one_down(
+    sources_text: str,
+):
+    text = sources_text + ";gone=postgresql://postgres@127.0.0.1:9/nothing?connect_timeout=2"
+    database = await open_named_sources(Settings(data_sources=text, _env_file=None))
+    try:
+        await database.ping()  # does not raise: three of four answer
+        states = {name: member.problem is None for name, member in database.members.items()}
+    finally:
+        await database.aclose()
+    assert states == {"sales": True, "fin": True, "files": True, "gone": False}
