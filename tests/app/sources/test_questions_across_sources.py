@@ -47,3 +47,37 @@ async def test_the_agent_answers_a_question_joining_sources(
         assert row[0] == want[0] and float(row[1]) == pytest.approx(float(want[1]))
     assert schema.status_code == 200, schema.text
     assert "fin.stores" in schema.text and "sales.orders" in schema.text
+
+
+async def test_a_federated_statement_is_audited_with_every_source_it_read(
+    settings: Settings,
+    sources_text: str,  # noqa: F811 (the fixture)
+):
+    from pydantic import SecretStr
+
+    from app.app_state import agent_service_of
+
+    model = ScriptedChatModel()
+    audited = settings.model_copy(
+        update={
+            "data_sources": sources_text,
+            "audit": True,
+            "audit_flush_seconds": 0.05,
+            "api_keys": SecretStr("admin-key-0123456789; wu-key=wu"),
+        }
+    )
+    async with running_service(audited, model=model) as service:
+        model.replies = [call_tool("run_sql", sql=THREE_SOURCES), answer("好")]
+        asked = await service.http.post(
+            "/api/v0/ask_react_agent",
+            json={"question": "跨库"},
+            headers={"Authorization": "Bearer wu-key"},
+        )
+        await agent_service_of(service.app).ledger.writer.flush()
+        audit = await service.http.get(
+            "/api/v0/audit", headers={"Authorization": "Bearer admin-key-0123456789"}
+        )
+    assert asked.status_code == 200, asked.text
+    (record,) = audit.json()["data"]["records"]
+    assert record["outcome"] == "ok" and record["run_sql"] == THREE_SOURCES
+    assert record["tables"] == ["files.regions", "fin.stores", "sales.orders"]
