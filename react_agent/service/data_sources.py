@@ -67,7 +67,17 @@ async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:
 def prompt_dialect(database: SQLDatabase) -> str:
     """Return the dialect the model is told: the database's, or the named sources' rule."""
     named = getattr(database, "default", database)  # a dataset router wraps the sources
-    return named.prompt_dialect() if isinstance(named, NamedSources) else database.dialect
+    if not isinstance(named, NamedSources):
+        return database.dialect
+    if named is database:
+        return named.prompt_dialect()
+    # Datasets on: a conversation about an upload reads it as one more source.
+    return named.prompt_dialect().replace(
+        ". Name every table",
+        f"; a conversation about the user's uploaded file also has it, as {PRIVATE_SOURCE}"
+        ". Name every table",
+        1,
+    )
 
 
 PRIVATE_SOURCE = "mine"
