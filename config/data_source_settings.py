@@ -11,6 +11,13 @@ from pydantic_settings import BaseSettings
 class DataSourceSettings(BaseSettings):
     """MySQL pool, DuckDB limits and uploaded datasets (all off or harmless by default)."""
 
+    data_sources: str | None = Field(
+        default=None,
+        description="Several named data sources instead of DATA_DATABASE_URL: "
+        "`name=url;name=url` or the path of a YAML file of `sources:` (name, url, "
+        "description). Tables are then `name.table`; a question across sources runs in an "
+        "in-process DuckDB that attaches each read-only (docs/databases.md).",
+    )
     mysql_pool_max_size: int = Field(
         default=10,
         ge=1,

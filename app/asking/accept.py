@@ -142,10 +142,18 @@ async def admit(service: AgentService, clock: ThreadIdClock, ask: AskRequest) ->
     await admit_question(service, actor, ask.scope)
     ask = await with_unique_thread_id(service, clock, ask)
     if ask.dataset_id is not None:
-        # The user's dataset is the data source of the run (start_run hands it over).
-        source = await dataset_source(service, ask.user_id, ask.dataset_id)
-        ask = replace(ask, data_source=source)
+        # The conversation reads the user's dataset from now on (react_agent/datasets).
+        await bind_dataset(service, ask.thread_id, ask.user_id, ask.dataset_id)
     return ask
+
+
+async def bind_dataset(
+    service: AgentService, thread_id: str, user_id: str, dataset_id: str
+) -> None:
+    """Make the user's dataset the one the conversation's questions and exports read."""
+    await dataset_source(service, user_id, dataset_id)  # 404s: off, or not theirs
+    assert service.datasets is not None
+    await service.datasets.bind(thread_id, user_id, dataset_id)
 
 
 async def dataset_source(service: AgentService, user_id: str, dataset_id: str) -> SQLDatabase:

@@ -111,13 +111,13 @@ def build_mcp_server(tools: DataTools) -> DataMCPServer:
         ctx: Context,
         conversation_id: str | None = None,
         user_id: str | None = None,
+        dataset_id: str | None = None,  # #50.3
     ) -> dict[str, Any]:
         """Ask a question about the data in natural language.
 
         Returns the answer, the SQL that ran, the first rows (at most 20), the token usage
-        and the conversation id; send that id back to ask a follow-up in the same
-        conversation.
-        Progress notifications name each step while the agent works.
+        and the conversation id: send it back for a follow-up (the conversation keeps reading
+        `dataset_id`, one of the user's uploads, if given). Progress names each step.
         """
 
         async def report_step(step: int, line: str) -> None:
@@ -131,6 +131,7 @@ def build_mcp_server(tools: DataTools) -> DataMCPServer:
                 key=request_api_key(ctx),
                 report_step=report_step,
                 ask_person=person_asker(ctx, DEFAULT_LANG),
+                dataset_id=dataset_id,  # #50.3
             )
 
     @server.tool()

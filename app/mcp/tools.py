@@ -54,9 +54,15 @@ class DataTools:
         key: ApiKey | None,
         report_step: StepReporter,
         ask_person: PersonAsker | None = None,
+        dataset_id: str | None = None,
     ) -> dict[str, Any]:
         """Ask the agent with the ask endpoint's rules; return answer, SQL, rows and usage."""
-        payload = {"question": question, "conversation_id": conversation_id, "user_id": user_id}
+        payload = {
+            "question": question,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "dataset_id": dataset_id,  # #50.3: kept by the conversation from then on
+        }
         ask = await self._accept(Caller(payload, key, surface="mcp"))
         return await self._answer(ask, report_step, ask_person)
 

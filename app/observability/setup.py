@@ -65,8 +65,20 @@ def configured_secrets(settings: Settings) -> list[str]:
         settings.checkpoint_database_url,
         settings.memory_database_url,
         settings.openai_base_url,
+        *data_source_urls(settings),
     )
     # Alone (outside their URL, which is masked whole) only the distinctive ones: a short
     # password such as "postgres" would mask every mention of the word.
     passwords = [password for password in map(url_password, urls) if password]
     return secrets + [password for password in passwords if len(password) >= BARE_PASSWORD_MIN]
+
+
+def data_source_urls(settings: Settings) -> list[str]:
+    """Return the URLs DATA_SOURCES names (none when it is unset or cannot be read)."""
+    from react_agent.databases.federation.specs import parse_sources
+    from react_agent.errors import ConfigurationError
+
+    try:
+        return [spec.url for spec in parse_sources(settings.data_sources or "")]
+    except ConfigurationError:  # start-up stops on it with its own line
+        return []

@@ -186,6 +186,8 @@ def chat_payload(body: ChatCompletionRequest) -> dict[str, Any]:
         "question": last_user_text(body),
         "user_id": body.user,
         "conversation_id": conversation_id,
+        # #50.3: the asker's uploaded dataset, kept by the conversation from then on.
+        "dataset_id": (body.metadata or {}).get("dataset_id"),
     }
 
 

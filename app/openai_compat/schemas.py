@@ -29,7 +29,9 @@ class ChatCompletionRequest(_Open):
     stream: bool = Field(default=False, description="Answer as chat.completion.chunk events.")
     user: str | None = Field(default=None, description="The user id (at most 50, no ':').")
     metadata: dict[str, Any] | None = Field(
-        default=None, description="`conversation_id` continues that conversation."
+        default=None,
+        description="`conversation_id` continues that conversation; `dataset_id` asks "
+        "about one of the user's uploaded datasets (kept by the conversation).",
     )
     stream_options: dict[str, Any] | None = Field(
         default=None,

@@ -16,6 +16,7 @@ from app.schemas.datasets import (
     DatasetEnvelope,
     DatasetListEnvelope,
     DatasetQuery,
+    DatasetUpdateQuery,
     DeletedDatasetEnvelope,
 )
 from react_agent.datasets.service import Datasets
@@ -35,21 +36,44 @@ async def upload_dataset(query_args: DatasetQuery) -> dict:
     with `"dataset_id"` in an ask body.
     """
     g.lang = request_lang()
+    user_id, content, filename = await _upload(query_args.user_id)
+    dataset = await _datasets().create(user_id, filename, content)
+    return success_envelope(dataset.as_data(), g.lang)
+
+
+async def _upload(query_user_id: str | None) -> tuple[str, bytes, str]:
+    """Return (user id, file content, file name) of a multipart upload, checked."""
     request.max_content_length = agent_service().settings.datasets_max_upload_bytes + 65536
     try:
         files, form = await request.files, await request.form
     except RequestEntityTooLarge as exc:
         raise _too_large() from exc
     # Whose it is first: a key bound to other users is 403 whether datasets are on or not.
-    user_id = _user_id(form.get("user_id") or query_args.user_id)
-    datasets = _datasets()
+    user_id = _user_id(form.get("user_id") or query_user_id)
+    _datasets()
     upload = files.get("file")
     if upload is None:
         raise ServiceError(400, "INVALID_REQUEST", "send the file as multipart field 'file'")
     content = upload.read()
     if len(content) > agent_service().settings.datasets_max_upload_bytes:
         raise _too_large()
-    dataset = await datasets.create(user_id, upload.filename or "data", content)
+    return user_id, content, upload.filename or "data"
+
+
+@blueprint.put("/api/v0/datasets/<dataset_id>")
+@validate_querystring(DatasetUpdateQuery)
+@document_response(DatasetEnvelope, 200)
+@document_errors(400, 403, 404, 409, 413)
+async def update_dataset(dataset_id: str, query_args: DatasetUpdateQuery) -> dict:
+    """Replace a dataset's file, or append rows to it (multipart field `file`, ?mode=).
+
+    The dataset keeps its id and every table and column it had, so its conversations and
+    the memory examples that read it keep working; an update that would drop one is 409
+    DATASET_INCOMPATIBLE and changes nothing.
+    """
+    g.lang = request_lang()
+    user_id, content, filename = await _upload(query_args.user_id)
+    dataset = await _datasets().update(user_id, dataset_id, filename, content, query_args.mode)
     return success_envelope(dataset.as_data(), g.lang)
 
 

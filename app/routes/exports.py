@@ -18,6 +18,7 @@ from app.schemas.exports import CsvFile
 from react_agent.audit.exports import ExportAudit, audited_csv_export
 from react_agent.databases.fair_share import ASKER
 from react_agent.results.exports import recorded_sql
+from react_agent.service.data_sources import conversation_source
 
 blueprint = Blueprint("exports", __name__)
 
@@ -43,9 +44,10 @@ async def export_result_csv(thread_id: str, result_id: str, query_args: ThreadQu
     # The policy in force now, not the one of the question: access may have changed since.
     actor, scope = request_actor(service, owner)
     await admit_question(service, actor, scope)  # an export counts as a question
-    # A result of a question about a dataset is exported from that dataset (?dataset_id=).
+    # A conversation about a dataset exports from it (react_agent/datasets), as its
+    # questions read it; ?dataset_id= still names one explicitly.
     dataset_id = request.args.get("dataset_id")
-    database = service.database
+    database = await conversation_source(service, thread_id) or service.database
     if dataset_id is not None:
         database = await dataset_source(service, owner, dataset_id)
     ASKER.set(actor.user_id)  # the export's turn on a busy source is the asker's

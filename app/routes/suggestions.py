@@ -86,6 +86,6 @@ async def suggestions(query_args: SuggestionsQuery) -> dict:
         limit=query_args.limit,
         after=query_args.after,
         readable=readable,
-        sample=settings.data_database_url is None,
+        sample=settings.data_database_url is None and not settings.data_sources,
     )
     return success_envelope({"suggestions": found}, lang)

@@ -21,6 +21,16 @@ class DatasetQuery(BaseModel):
     )
 
 
+class DatasetUpdateQuery(DatasetQuery):
+    """Query of PUT /api/v0/datasets/{dataset_id}: whose, and how the file changes it."""
+
+    mode: Literal["replace", "append"] = Field(
+        default="replace",
+        description="replace: the upload becomes the dataset's file; append: its rows are "
+        "added (CSV or TSV, the same header). Either keeps every table and column.",
+    )
+
+
 class DatasetTable(OpenModel):
     """One table of a dataset: a file, or a sheet of a workbook."""
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from react_agent.access.scope import Scope
+from react_agent.access.table_keys import table_key
 
 CLEAN, VALUE, LIST = 0, 1, 2
 """Output labels, ordered: a combination takes the highest."""
@@ -204,7 +205,7 @@ class _Pass:
         alias_node = item.args.get("alias")
         alias = item.alias_or_name.lower() if alias_node is None else alias_node.name.lower()
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
-            name = item.name.lower()
+            name = table_key(item)
             if not item.db and name in env.ctes:
                 outputs = env.ctes[name]
             else:
@@ -378,7 +379,7 @@ def sensitive_lineage(
         columns_of: Lower-case table name → its columns in order (to expand `*`).
 
     """
-    sensitive = sorted({c for table in tables for c in scope.sensitive(table.name)})
+    sensitive = sorted({c for table in tables for c in scope.sensitive(table_key(table))})
     if not sensitive:
         return Lineage()
     walk = _Pass(scope, columns_of)

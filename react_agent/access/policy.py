@@ -16,7 +16,7 @@ from react_agent.access.policy_checks import (
     check_catalog,
     predicate_placeholders,
 )
-from react_agent.access.scope import Quota, Scope
+from react_agent.access.scope import Quota, Scope, table_listed
 
 ROLE_KEYS = frozenset(
     {
@@ -112,7 +112,7 @@ def merge_roles(roles: list[Role], attributes: Mapping[str, Any]) -> Scope:
     tables = None if every_table else frozenset().union(*(r.tables or () for r in roles))
     filters: dict[str, str] = {}
     for table in _mentioned_tables(roles):
-        readers = [r for r in roles if r.tables is None or table in r.tables]
+        readers = [r for r in roles if r.tables is None or table_listed(r.tables, table)]
         if readers and all(table in r.row_filters for r in readers):
             filters[table] = " OR ".join(f"({r.row_filters[table]})" for r in readers)
     return Scope(
@@ -144,7 +144,7 @@ def _mentioned_tables(roles: list[Role]) -> set[str]:
 def _common_columns(roles: list[Role], attribute: str) -> dict[str, frozenset[str]]:
     result: dict[str, frozenset[str]] = {}
     for table in _mentioned_tables(roles):
-        readers = [r for r in roles if r.tables is None or table in r.tables]
+        readers = [r for r in roles if r.tables is None or table_listed(r.tables, table)]
         sets = [getattr(r, attribute).get(table, frozenset()) for r in readers]
         common = frozenset.intersection(*sets) if sets else frozenset()
         if common:

@@ -10,6 +10,8 @@ import sqlglot
 import yaml
 from sqlglot import exp
 
+from react_agent.access.scope import table_listed
+
 
 class PolicyError(ValueError):
     """The policy file is wrong; the message names the file and line."""
@@ -159,7 +161,7 @@ def check_catalog(top: Spot, roles: Mapping[str, Any], catalog: Mapping[str, lis
         for table, predicate in role.row_filters.items():
             filter_spot = spot.child("row_filters").find(table)
             _need_table(filter_spot, table, catalog)
-            if role.tables is not None and table not in role.tables:
+            if role.tables is not None and not table_listed(role.tables, table):
                 raise filter_spot.error(f"row filter on {table}, which role {name} cannot read")
             _check_predicate_columns(
                 parse_predicate(predicate, filter_spot), table, catalog, filter_spot
@@ -167,6 +169,8 @@ def check_catalog(top: Spot, roles: Mapping[str, Any], catalog: Mapping[str, lis
 
 
 def _need_table(spot: Spot, table: str, catalog: Mapping[str, list[str]]) -> None:
+    if table.endswith(".*") and any(name.startswith(table[:-1]) for name in catalog):
+        return  # `source.*`: every table of a named source (DATA_SOURCES)
     if table not in catalog:
         raise spot.error(f"unknown table {table!r}")
 

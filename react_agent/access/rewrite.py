@@ -30,6 +30,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from react_agent.access.lineage import sensitive_lineage
 from react_agent.access.scope import Scope
+from react_agent.access.table_keys import DEFAULT_SCHEMAS, table_key
 from react_agent.guard.sql_guard import QueryRejected, parse_statement
 
 PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
@@ -37,8 +38,6 @@ PARAMETER_PREFIX = f"scope_{secrets.token_hex(4)}_"
 them, so a driver that reads `%(name)s` never takes text the model wrote for one."""
 _INNER_TABLE = "access_scope_inner_table"
 """Stands for the table reference's own text inside the generated subquery."""
-DEFAULT_SCHEMAS = frozenset({"main", "public"})
-"""Schema qualifiers that name the data tables themselves (SQLite's and PostgreSQL's)."""
 DEFAULT_SCHEMAS_BY_DIALECT = {"tsql": frozenset({"dbo"}), "clickhouse": frozenset()}
 """Where a dialect's own differ: SQL Server's dbo; ClickHouse's `x.t` is another database."""
 FENCES = {
@@ -211,7 +210,7 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
 
 
 def _table_name(table: exp.Table) -> str:
-    return table.name.lower()
+    return table_key(table)
 
 
 def _nodes_by_type(tree: exp.Expression) -> dict[type, list[Any]]:
@@ -234,8 +233,11 @@ def _real_tables(
     dialect: str,
 ) -> list[exp.Table]:
     """Return the table references that read a real table, not a CTE; refuse shadowing."""
+    # A source's `sales.stores` is shadowed by a WITH named `stores` too: a row filter
+    # written with the bare name would read the WITH query instead of the table.
+    bare = {name.rpartition(".")[2] for name in columns_of} if nodes[exp.CTE] else set()
     for cte in nodes[exp.CTE]:
-        if cte.alias_or_name.lower() in columns_of:
+        if cte.alias_or_name.lower() in bare:
             raise ScopeRefused(
                 "CTE_SHADOWS_TABLE",
                 f"a WITH query may not be named like the table {cte.alias_or_name!r}; rename it",
@@ -259,7 +261,9 @@ def _real_tables(
         if id(table) in ctes or not isinstance(table.this, exp.Identifier):
             continue  # a CTE reference, or a table function such as json_each(…)
         schema = table.db.lower()
-        if table.catalog or (schema and schema not in defaults):
+        # A source's table (`sales.orders`) is one the catalogue lists; any other schema is not.
+        qualified = schema and schema not in defaults and table_key(table) not in columns_of
+        if table.catalog or qualified:
             raise ScopeRefused(
                 "TABLE_NOT_ALLOWED", f"the table {table.sql()} is outside the readable tables"
             )

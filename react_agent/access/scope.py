@@ -7,6 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def table_listed(tables: frozenset[str], table: str) -> bool:
+    """Whether `table` is in `tables`, by name or as `source.table` under a `source.*`."""
+    name = table.lower()
+    source, dot, _ = name.rpartition(".")
+    return name in tables or (bool(dot) and f"{source}.*" in tables)
+
+
 @dataclass(frozen=True)
 class Quota:
     """Limits per user: questions per minute and model tokens per day (None: no limit)."""
@@ -65,8 +72,8 @@ class Scope:
         )
 
     def can_read(self, table: str) -> bool:
-        """Whether the actor may read `table` (any case)."""
-        return self.tables is None or table.lower() in self.tables
+        """Whether the actor may read `table` (any case; `source.*` lists a source's tables)."""
+        return self.tables is None or table_listed(self.tables, table)
 
     def readable_columns(self, table: str, columns: Iterable[str]) -> list[str]:
         """Return the columns of `table` (in order) that the actor may read."""

@@ -9,7 +9,9 @@ from typing import Any
 
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.duckdb.files import DuckDBFiles
+from react_agent.datasets.conversations import ConversationDatasets
 from react_agent.datasets.store import Dataset, DatasetStore
+from react_agent.datasets.updates import UpdateMode, update_dataset
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +32,7 @@ class Datasets:
     ) -> None:
         self.file_options = file_options
         self.store = DatasetStore(root, max_per_user=max_per_user, open_source=self._open_folder)
+        self.conversations = ConversationDatasets(root / "conversations")
         self.keep_open = keep_open
         self._open: dict[Path, SQLDatabase] = {}
         self._opening = asyncio.Lock()
@@ -47,6 +50,31 @@ class Datasets:
         folder = self.store.folder(user_id, dataset_id)
         await self._close(folder)
         self.store.delete(user_id, dataset_id)
+        # Its conversations ask about the shared data again, as a new one would.
+        self.conversations.unbind_dataset(user_id, dataset_id)
+
+    async def update(
+        self, user_id: str, dataset_id: str, filename: str, content: bytes, mode: UpdateMode
+    ) -> Dataset:
+        """Replace or append to the user's dataset in place (see datasets/updates)."""
+        folder = self.store.folder(user_id, dataset_id)
+        async with self._opening:  # no question opens it while its file changes
+            await self._close(folder)
+            return await update_dataset(self.store, user_id, dataset_id, filename, content, mode)
+
+    async def bind(self, thread_id: str, user_id: str, dataset_id: str) -> None:
+        """Make the user's dataset the one the conversation reads (404 unless it is theirs)."""
+        await self.source(user_id, dataset_id)  # exists, is theirs, and opens
+        self.conversations.bind(thread_id, user_id, dataset_id)
+
+    async def source_of_conversation(self, thread_id: str) -> tuple[str, SQLDatabase] | None:
+        """Return (folder URL, open source) of the conversation's dataset; None if it has none."""
+        binding = self.conversations.bound(thread_id)
+        if binding is None:
+            return None
+        source = await self.source(binding.user_id, binding.dataset_id)
+        folder = self.store.folder(binding.user_id, binding.dataset_id)
+        return f"duckdb:///{folder}", source
 
     async def source(self, user_id: str, dataset_id: str) -> SQLDatabase:
         """Return the user's dataset as an open source (404 DATASET_NOT_FOUND unless theirs)."""

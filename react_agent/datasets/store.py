@@ -88,7 +88,7 @@ class DatasetStore:
         folder.mkdir(parents=True)
         try:
             (folder / f"{stem}{suffix}").write_bytes(content)
-            tables = await self._tables(folder)
+            tables = await self.read_tables(folder)
             dataset = Dataset(
                 dataset_id,
                 Path(filename).name or stem,
@@ -118,7 +118,8 @@ class DatasetStore:
         # A digest, so no user id (however spelled) names a path of its own choosing.
         return self.root / hashlib.sha256(user_id.encode()).hexdigest()[:32]
 
-    async def _tables(self, folder: Path) -> list[dict[str, Any]]:
+    async def read_tables(self, folder: Path) -> list[dict[str, Any]]:
+        """Return the tables of a dataset folder (name, columns, row count), read once."""
         try:
             source = await self.open_source(folder)
         except ServiceError as exc:

@@ -19,7 +19,7 @@ from react_agent.approval.pending import (
     check_resume,
 )
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.routing import run_on
+from react_agent.databases.routing import chosen_source, run_on
 from react_agent.errors import ServiceError, classify_exception
 from react_agent.log_context import bind_log_ids, current_trace_id
 from react_agent.runs.admission.busy_threads import (
@@ -86,6 +86,8 @@ class AgentRunner:
         self.interrupt_elsewhere: Callable[[str], Awaitable[None]] | None = None
         """Asks the other processes to interrupt a thread's question (set when shared)."""
         self.draining = False
+        self.source_of_thread: Callable[[str], Awaitable[SQLDatabase | None]] | None = None
+        """The data source of a conversation's runs (its dataset, #50.3), set by the service."""
 
     async def start(
         self,
@@ -129,6 +131,9 @@ class AgentRunner:
             raise ServiceError(
                 503, "SHUTTING_DOWN", "the service is shutting down; ask again shortly"
             )
+        # The conversation's source, read before anything is held: a follow-up, a reload
+        # and a resume read what its first question read, whoever sends them.
+        source = await self.source_of_thread(thread_id) if self.source_of_thread else None
         ticket = self.admission.reserve() if self.admission is not None else None
         run = Run(thread_id, lang, self.listeners)
         release = await self._claim(run, "reject" if resume else on_busy, ticket)
@@ -150,9 +155,9 @@ class AgentRunner:
         if resume is not None:
             flags = replace(flags, new_thread=False)  # a resume goes on with a stored turn
         # A fresh context: the run must not keep its caller's (an HTTP request's) alive;
-        # only the data source given (a dataset) goes along, to every task the run starts.
+        # only the conversation's data source (a dataset) goes along.
         context = contextvars.Context()
-        context.run(run_on, source)
+        context.run(run_on, source or chosen_source())
         run.task = asyncio.create_task(
             self._execute(run, graph_input, stream_tokens, release, flags, on_busy, ticket),
             name=f"run-{thread_id}",

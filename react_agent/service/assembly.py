@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 
 from langchain_core.language_models import BaseChatModel
 from psycopg_pool import AsyncConnectionPool
@@ -37,7 +38,14 @@ from react_agent.runs.store.locks import ThreadLocks
 from react_agent.runs.store.open import open_run_store
 from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
-from react_agent.service.data_sources import gate, open_data_source, open_datasets
+from react_agent.service.data_sources import (
+    conversation_source,
+    gate,
+    open_data_source,
+    open_datasets,
+    open_named_sources,
+    prompt_dialect,
+)
 from react_agent.service.graph_features import graph_features
 from react_agent.service.ledger import open_ledger
 from react_agent.service.schema_catalog import open_catalog
@@ -132,8 +140,11 @@ async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
     """Open the data database (and users' datasets); a failure is a problem, not a stop."""
     settings = service.settings
     try:
-        database = await open_data_source(settings, settings.data_database_url)
-        service.database = gate(service, database, settings.data_database_url)
+        if settings.data_sources:
+            service.database = await open_named_sources(settings, service)
+        else:
+            database = await open_data_source(settings, settings.data_database_url)
+            service.database = gate(service, database, settings.data_database_url)
         stack.push_async_callback(service.database.aclose)
         await open_datasets(service, stack)
         # PostgreSQL's tables are listed by check_components below, once it answers.
@@ -262,7 +273,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     )
     nodes = AgentNodes(
         model=model,
-        dialect=service.database.dialect,
+        dialect=prompt_dialect(service.database),
         tables=service.tables,
         max_turns=settings.trim_max_turns,
         max_tokens=settings.trim_max_tokens,
@@ -279,7 +290,7 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
     for feature in graph_features(service):
         parts = feature.attach(parts)
     graph = build_graph(parts, service.checkpointer)
-    return AgentRunner(
+    runner = AgentRunner(
         graph,
         locks,
         recursion_limit=settings.recursion_limit,
@@ -289,6 +300,9 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         check_answer=None if settings.answer_check == "off" else check_answer,
         listeners=run_listeners(settings),
     )
+    if service.datasets is not None:  # a conversation about a dataset keeps reading it
+        runner.source_of_thread = partial(conversation_source, service)
+    return runner
 
 
 def run_listeners(settings: Settings) -> RunListeners:

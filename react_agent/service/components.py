@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from config.masking import mask_url_password
+from react_agent.databases.federation.sources import NamedSources
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import is_table_allowed
@@ -37,11 +38,14 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "ok": service.checkpointer is not None and "checkpointer" not in service.problems,
         },
         "data_database": {
-            "kind": database_kind(data_url) if data_url else "sqlite",
-            "sample": data_url is None,
+            "kind": "sources"
+            if settings.data_sources
+            else (database_kind(data_url) if data_url else "sqlite"),
+            "sample": data_url is None and not settings.data_sources,
             "ok": "data_database" not in service.problems,
             "tables": service.tables,
-            "sources": {name: asdict(share.counts()) for name, share in service.shares.items()},
+            "shares": {name: asdict(share.counts()) for name, share in service.shares.items()},
+            **describe_sources(service),
         },
         "memory": {
             "kind": database_kind(settings.resolved_memory_database_url),
@@ -147,3 +151,22 @@ async def list_allowed_tables(service: AgentService) -> list[str]:
         for name in await service.database.list_tables()
         if is_table_allowed(name, service.database.dialect, service.settings.allowed_tables)
     ]
+
+
+def describe_sources(service: AgentService) -> dict[str, Any]:
+    """Return /health's `sources` of DATA_SOURCES: each one's name, kind, description, state."""
+    database = service.database
+    named = getattr(database, "default", database)
+    if not isinstance(named, NamedSources):
+        return {}
+    return {
+        "sources": [
+            {
+                "name": name,
+                "kind": database_kind(member.spec.url),
+                "description": member.spec.description,
+                "ok": member.database is not None and member.problem is None,
+            }
+            for name, member in named.members.items()
+        ]
+    }

@@ -8,6 +8,8 @@ from typing import Any
 from config import Settings
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.fair_share import FairShare
+from react_agent.databases.federation.sources import NamedSources, open_sources
+from react_agent.databases.federation.specs import SourceSpec, parse_sources
 from react_agent.databases.gated import GatedDatabase
 from react_agent.databases.open import open_database
 from react_agent.databases.routing import DataSourceRouter
@@ -45,9 +47,11 @@ async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     )
 
 
-def fair_share(settings: Settings, url: str | None, source: str = DEFAULT_SOURCE) -> FairShare:
-    """Return the turns of the source at `url`: DATA_SOURCE_MAX_CONCURRENT, else its pool's."""
-    limit = settings.data_source_max_concurrent
+def fair_share(
+    settings: Settings, url: str | None, source: str = DEFAULT_SOURCE, limit: int = 0
+) -> FairShare:
+    """Return the turns of the source at `url`: its own limit, the setting's, else its pool's."""
+    limit = limit or settings.data_source_max_concurrent
     if not limit:
         kind = database_kind(url or SAMPLE_DATABASE_URL)
         pools = {"postgres": settings.postgres_pool_max_size, "mysql": settings.mysql_pool_max_size}
@@ -62,9 +66,15 @@ def report_source_wait(source: str, ahead: int) -> None:
         sink.append(SourceWaiting(source, ahead, step=sink.steps()))
 
 
-def gate(service: AgentService, database: SQLDatabase, url: str | None) -> SQLDatabase:
+def gate(
+    service: AgentService,
+    database: SQLDatabase,
+    url: str | None,
+    source: str = DEFAULT_SOURCE,
+    limit: int = 0,
+) -> SQLDatabase:
     """Put `database` behind its fair share, kept on the service for /health and /metrics."""
-    share = fair_share(service.settings, url)
+    share = fair_share(service.settings, url, source, limit)
     if service.settings.metrics:
         # Imported only when METRICS is on (it reads PROMETHEUS_MULTIPROC_DIR at import).
         from react_agent.observability.metrics import process_metrics
@@ -73,6 +83,27 @@ def gate(service: AgentService, database: SQLDatabase, url: str | None) -> SQLDa
         share.on_change = report_share(process_metrics())
     service.shares[share.source] = share
     return GatedDatabase(database, share, report_source_wait)
+
+
+async def open_named_sources(
+    settings: Settings, service: AgentService | None = None
+) -> SQLDatabase:
+    """Open every source of DATA_SOURCES (checked at start: settings_checks) as one database.
+
+    A source that cannot be opened is kept down, named in the 503 of a question that
+    reads it, and opened again when asked for; the others serve. Each source is behind
+    its own fair share (its `max_concurrent` in the YAML file, else the setting's) when
+    the service is given.
+    """
+    specs = parse_sources(settings.data_sources or "")
+
+    async def opener(spec: SourceSpec) -> SQLDatabase:
+        database = await open_data_source(settings, spec.url)
+        if service is None:
+            return database
+        return gate(service, database, spec.url, spec.name, spec.max_concurrent)
+
+    return await open_sources(list(specs), opener, duckdb_options(settings))
 
 
 async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:
@@ -87,3 +118,48 @@ async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:
     )
     stack.push_async_callback(service.datasets.aclose)
     service.database = DataSourceRouter(service.database)
+
+
+def prompt_dialect(database: SQLDatabase) -> str:
+    """Return the dialect the model is told: the database's, or the named sources' rule."""
+    named = getattr(database, "default", database)  # a dataset router wraps the sources
+    if not isinstance(named, NamedSources):
+        return database.dialect
+    if named is database:
+        return named.prompt_dialect()
+    # Datasets on: a conversation about an upload reads it as one more source.
+    return named.prompt_dialect().replace(
+        ". Name every table",
+        f"; a conversation about the user's uploaded file also has it, as {PRIVATE_SOURCE}"
+        ". Name every table",
+        1,
+    )
+
+
+PRIVATE_SOURCE = "mine"
+"""The name a user's uploaded dataset takes beside the named sources (`mine.table`)."""
+
+
+async def conversation_source(service: AgentService, thread_id: str) -> SQLDatabase | None:
+    """Return the data source of the conversation's runs and exports (None: the shared one).
+
+    A conversation bound to a dataset (a question named it) reads the dataset: alone
+    beside a DATA_DATABASE_URL, or as `mine` beside the named sources of DATA_SOURCES,
+    joinable with them.
+
+    Raises:
+        ServiceError: 404 DATASET_NOT_FOUND when its dataset is gone meanwhile.
+
+    """
+    if service.datasets is None:
+        return None
+    found = await service.datasets.source_of_conversation(thread_id)
+    if found is None:
+        return None
+    url, dataset = found
+    database = service.database
+    base = database.default if isinstance(database, DataSourceRouter) else database
+    if isinstance(base, NamedSources):
+        spec = SourceSpec(PRIVATE_SOURCE, url, "your uploaded dataset")
+        return base.with_private(spec, dataset)
+    return dataset

@@ -20,7 +20,7 @@ from react_agent.tools.schema_tools import SchemaTools
 
 
 def source_key(url: str | None) -> str:
-    """Return the key the catalogue of the data database at `url` is stored under."""
+    """Return the key the catalogue of the data at `url` (or DATA_SOURCES) is kept under."""
     return hashlib.sha256((url or SAMPLE_DATABASE_URL).encode()).hexdigest()[:32]
 
 
@@ -31,7 +31,11 @@ def open_catalog(service: AgentService, stack: AsyncExitStack) -> None:
         return
     memory = service.memory
     store = (
-        CatalogStore(memory.database, source_key(settings.data_database_url)) if memory else None
+        CatalogStore(
+            memory.database, source_key(settings.data_sources or settings.data_database_url)
+        )
+        if memory
+        else None
     )
 
     async def check_drift(previous: Catalog | None, current: Catalog) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from config import Settings
+from react_agent.databases.federation.specs import parse_sources
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ConfigurationError
 
@@ -36,6 +37,8 @@ def check_database_urls(settings: Settings) -> None:
         "CHECKPOINT_DATABASE_URL": settings.checkpoint_database_url,
         "MEMORY_DATABASE_URL": settings.memory_database_url,
     }
+    if settings.data_sources:
+        check_data_sources(settings)
     for setting, url in given.items():
         if not url:
             continue
@@ -50,3 +53,40 @@ def check_database_urls(settings: Settings) -> None:
                 setting,
                 f"{setting}: the scheme {scheme!r} is not supported; use {spelled}",
             )
+
+
+def check_source_url(name: str, url: str) -> None:
+    """Raise for a DATA_SOURCES entry whose URL names no data database kind.
+
+    Raises:
+        ConfigurationError: naming the source and the schemes DATA_DATABASE_URL accepts.
+
+    """
+    kinds, spelled = SUPPORTED_KINDS["DATA_DATABASE_URL"]
+    try:
+        kind = database_kind(url)
+    except ValueError:
+        kind = None
+    if kind not in kinds:
+        scheme = url.split(":", 1)[0] if ":" in url else url
+        raise ConfigurationError(
+            "DATA_SOURCES",
+            f"DATA_SOURCES: source {name}: the scheme {scheme!r} is not supported; use {spelled}",
+        )
+
+
+def check_data_sources(settings: Settings) -> None:
+    """Raise for a DATA_SOURCES that cannot be read, or that is set beside DATA_DATABASE_URL.
+
+    Raises:
+        ConfigurationError: The first problem, naming the source where there is one.
+
+    """
+    if settings.data_database_url:
+        raise ConfigurationError(
+            "DATA_SOURCES",
+            "DATA_SOURCES and DATA_DATABASE_URL are both set: keep one (a one-source "
+            "DATA_SOURCES is `name=url`)",
+        )
+    for spec in parse_sources(settings.data_sources or ""):
+        check_source_url(spec.name, spec.url)

@@ -154,6 +154,7 @@ OTHER_ROUTES = {
     ("POST", "/api/v0/datasets"),
     ("GET", "/api/v0/datasets"),
     ("DELETE", "/api/v0/datasets/{dataset_id}"),
+    ("PUT", "/api/v0/datasets/{dataset_id}"),
     ("GET", "/api/v0/whoami"),
     ("GET", "/api/v0/usage"),
     # What the caller may read, filtered by their scope (tests below).

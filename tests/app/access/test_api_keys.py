@@ -111,6 +111,11 @@ ROUTE_REQUESTS: dict[tuple[str, str], Callable[[str], Request] | None] = {
         "path": "/api/v0/datasets/0123456789abcdef",
         "params": {"user_id": user},
     },
+    ("PUT", "/api/v0/datasets/{dataset_id}"): lambda user: {
+        "path": "/api/v0/datasets/0123456789abcdef",
+        "data": {"user_id": user},
+        "files": {"file": ("a.csv", b"a,b\n1,2\n", "text/csv")},
+    },
     ("POST", "/api/v0/react/runs/{run_id}/cancel"): lambda user: {
         "path": "/api/v0/react/runs/0123456789abcdef0123456789abcdef/cancel",
         "json": {"user_id": user},

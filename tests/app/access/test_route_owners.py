@@ -77,6 +77,7 @@ OWNER_CHECKS: dict[tuple[str, str], str] = {
     ("GET", "/api/v0/datasets"): CLAIM,
     ("DELETE", "/api/v0/datasets/<dataset_id>"): CLAIM,
     ("POST", "/api/v0/datasets"): UPLOAD,
+    ("PUT", "/api/v0/datasets/<dataset_id>"): UPLOAD,
     ("GET", "/api/v0/react/users/<user_id>/conversations"): CLAIM,
     ("GET", "/api/v0/react/users/<user_id>/conversations/<thread_id>"): THREAD,
     ("GET", "/api/v0/react/conversations/<thread_id>"): THREAD,

@@ -40,7 +40,7 @@ async def test_a_waiting_question_shows_its_place_and_runs_when_the_source_frees
         )
         assert await eventually(lambda: share.counts().in_use == 1, timeout=30)
         health = (await svc.http.get("/health")).json()["data"]
-        sources = health["data_database"]["sources"]
+        sources = health["data_database"]["shares"]
         assert sources["default"] == {"max_concurrent": 1, "in_use": 1, "queued": 0, "refused": 0}
         async with open_stream(svc.http, json={"question": "light", "user_id": "light"}) as (
             _,
