@@ -56,14 +56,9 @@ async def open_offline(browser: Browser, url: str) -> tuple[progress.ProgressPag
             await route.abort()
 
     await page.route("**/*", local_only)
-    await page.add_init_script(progress.TRACK_EVENT_SOURCES)
+    await page.add_init_script(progress.TRACK_STREAMS)
     opened = progress.ProgressPage(page)
-    page.on(
-        "request",
-        lambda request: (
-            opened.stream_urls.append(request.url) if progress.STREAM_PATH in request.url else None
-        ),
-    )
+    page.on("request", opened.record)
     page.on("pageerror", lambda error: opened.page_errors.append(str(error)))
     await page.goto(url)
     return opened, blocked
