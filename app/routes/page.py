@@ -3,7 +3,7 @@
 Its script and style are served from the app's own static folder (`app/static`, at
 `/static/...`), so the page needs no build step and nothing from outside the service. The
 page links its script and styles with their content hash (`?v=`), so a browser keeps them
-until they change (app/routes/static_files.py).
+until they change (app/static_cache.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from quart import Blueprint, Response, current_app
 from quart_schema import hide
 
-from app.routes.static_files import static_version
+from app.static_cache import static_version
 
 blueprint = Blueprint("page", __name__)
 
