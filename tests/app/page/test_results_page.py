@@ -184,7 +184,11 @@ async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_sql_f
             messages,
         )
         laid_out = await page.page.evaluate(
-            """async (sql) => (await import("/static/sql_format.js")).formatSql(sql)""",
+            """async (sql) => {
+              const sqlFormat = await import("/static/sql_format.js");
+              await sqlFormat.whenSqlToolsReady();  // loaded with the first SQL shown
+              return sqlFormat.formatSql(sql);
+            }""",
             "select a, 'x from y' as b from t join u on t.id = u.id where a > 1 and b < 2",
         )
 
