@@ -26,9 +26,13 @@ export class Follower {
     this.button.hidden = true;
     label(this.button, "toLatest");
     this.button.addEventListener("click", () => this.engage());
-    // Growth (tokens, tool items, a chart, a grid, a card) moves the end; follow it.
+    // Growth (tokens, tool items, a chart, a grid, a card) moves the end; follow it. A change
+    // to the page is followed in the same frame (a microtask after it); a size change that
+    // is not one (a font, a canvas) when it is seen.
     this.resizes = new ResizeObserver(() => this.keepUp());
     this.resizes.observe(content);
+    this.changes = new MutationObserver(() => this.keepUp());
+    this.changes.observe(content, { childList: true, subtree: true, characterData: true, attributes: true });
     window.addEventListener("scroll", () => this.onScroll(), { passive: true });
   }
 
