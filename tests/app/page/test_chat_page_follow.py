@@ -26,7 +26,9 @@ from tests.support.scripted_model import ScriptedChatModel, answer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-LONG_ANSWER = "\n\n".join(f"第 {n} 段：这一段说明结果里的一个发现，写得足够长以便换行。" for n in range(40))
+LONG_ANSWER = "\n\n".join(
+    f"第 {n} 段：这一段说明结果里的一个发现，写得足够长以便换行。" for n in range(40)
+)
 # Records, after each painted frame, how far the newest answer's bottom went below the
 # composer's top (a task queued from requestAnimationFrame runs after the frame is painted).
 SAMPLE_OVERLAP = """
