@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 from quart import Quart, Request, current_app, g, request
 from quart_schema import document_response
 
+from app.app_state import app_settings
 from app.asking.bodies import optional_json_object
 from app.envelope import success_envelope
 from app.errors import request_lang
@@ -318,6 +319,8 @@ def install_api_keys(app: Quart, keys: ApiKeys) -> None:
             "keys_required": api_keys_of(current_app).enabled,
             "user_id": users[0] if users and len(users) == 1 else None,
             "users": users,
+            # The page offers uploads only then, instead of probing /datasets for a 404.
+            "datasets": app_settings().datasets_enabled,
         }
         return success_envelope(data, request_lang())
 

@@ -46,7 +46,12 @@ export async function whoami() {
   if (response.status === 401) return { ok: false, keyNeeded: true, userId: null };
   const envelope = await response.json().catch(() => null);
   const data = envelope?.data ?? {};
-  return { ok: response.ok, keyNeeded: Boolean(data.keys_required), userId: data.user_id ?? null };
+  return {
+    ok: response.ok,
+    keyNeeded: Boolean(data.keys_required),
+    userId: data.user_id ?? null,
+    datasets: data.datasets ?? null, // null: an older service that does not say
+  };
 }
 
 /**

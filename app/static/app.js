@@ -313,7 +313,7 @@ async function start() {
   setBoundUser(who.userId);
   sidebar.refresh();
   showStarters(byId("starters"), (question) => ask(question));
-  datasets.start(byId("upload"), byId("upload-file"), byId("upload-note"));
+  if (who.datasets !== false) datasets.start(byId("upload"), byId("upload-file"), byId("upload-note"));
   if (conversationId && !ui.thread.children.length) openConversation(conversationId);
 }
 

@@ -92,7 +92,12 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
 
         # The chart: ECharts (served by the service itself) painted the canvas.
         await expect(page.hook("chart")).to_be_visible()
-        await page.page.wait_for_function(f"({PAINTED_PIXELS})() > 2000")
+        # Polled in the page frame by frame (wait_for_function would eval, which the CSP bars).
+        painted = f"""async () => {{
+          while (({PAINTED_PIXELS})() <= 2000) await new Promise(requestAnimationFrame);
+          return true;
+        }}"""
+        assert await asyncio.wait_for(page.page.evaluate(painted), progress.WAIT_SECONDS)
 
         # The tool item: the query laid out clause by clause, its preview, a CSV link.
         item = page.hook("tool-item")
