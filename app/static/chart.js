@@ -121,7 +121,8 @@ export function chartView(option, partial, records = null) {
     table = fresh;
     if (!window.echarts) return;
     chart ??= window.echarts.init(box, null, { renderer: "canvas" });
-    chart.setOption(next, true);
+    // No entry animation: it repaints for a second, on every chart a long thread draws.
+    chart.setOption({ ...next, animation: false }, true);
   };
   // ECharts (loaded on the first chart) measures its box: draw once the view is on screen.
   whenVisible(box, async () => {

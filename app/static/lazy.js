@@ -55,6 +55,32 @@ export function loaded(name) {
 }
 
 let observer = null;
+const queue = []; // drawings due, one per idle moment so a scroll's frames stay short
+let draining = false;
+
+async function drawNext() {
+  // One drawing per idle callback, each finished (its library loaded) before the next: a
+  // library's arrival must not draw every waiting chart in the one frame.
+  const next = queue.shift();
+  try {
+    await next?.();
+  } finally {
+    if (queue.length) requestIdle(drawNext);
+    else draining = false;
+  }
+}
+
+function requestIdle(callback) {
+  if ("requestIdleCallback" in window) window.requestIdleCallback(callback, { timeout: 500 });
+  else setTimeout(callback, 16);
+}
+
+function drawWhenIdle(draw) {
+  queue.push(draw);
+  if (draining) return;
+  draining = true;
+  requestIdle(drawNext);
+}
 const waiting = new WeakMap(); // element → what to do when it first shows
 
 /** Call `draw()` once `el` comes near the screen (at once where IntersectionObserver is missing). */
@@ -70,10 +96,10 @@ export function whenVisible(el, draw) {
         observer.unobserve(entry.target);
         const todo = waiting.get(entry.target);
         waiting.delete(entry.target);
-        todo?.();
+        if (todo) drawWhenIdle(todo);
       }
     },
-    { rootMargin: "400px 0px" }, // start a little before it shows
+    { rootMargin: "800px 0px" }, // start a screen or so before it shows
   );
   waiting.set(el, draw);
   observer.observe(el);

@@ -139,6 +139,8 @@ function grid(columns, rows) {
       data,
       columns: definitions,
       layout: "fitDataFill",
+      // At most a page of 50 rows is on show: plain rows cost less than the virtual renderer.
+      renderVertical: "basic",
       maxHeight: GRID_MAX_HEIGHT,
       pagination: rows.length > PAGE_SIZE,
       paginationSize: PAGE_SIZE,

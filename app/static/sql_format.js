@@ -2,7 +2,7 @@
 // Both load with the first SQL shown; until then the SQL shows in a simple clause layout.
 
 import { label, t } from "./i18n.js";
-import { loadLibrary, loaded } from "./lazy.js";
+import { loadLibrary, loaded, whenVisible } from "./lazy.js";
 
 /** Load sql-formatter and highlight.js (once); resolves when both are there (or failed). */
 export function whenSqlToolsReady() {
@@ -78,10 +78,13 @@ export function sqlBlock(sql, testId = "sql") {
   const code = document.createElement("code");
   highlightInto(code, formatted);
   if (!loaded("sqlFormatter") || !loaded("hljs")) {
-    whenSqlToolsReady().then(() => {
-      formatted = formatSql(sql);
-      highlightInto(code, formatted);
-    });
+    // Laid out and coloured once the tools are here and the block comes near the screen.
+    whenSqlToolsReady().then(() =>
+      whenVisible(pre, () => {
+        formatted = formatSql(sql);
+        highlightInto(code, formatted);
+      }),
+    );
   }
   pre.append(code);
   block.append(pre, copyButton(() => formatted, "copy", "copy-sql"));

@@ -43,6 +43,15 @@ const tick = (now) => {
   requestAnimationFrame(tick);
 };
 requestAnimationFrame(tick);
+window.__slow = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const scripts = entry.scripts.map((s) => [
+      Math.round(s.duration), s.invoker, (s.sourceURL || "").split("/").pop(), s.sourceFunctionName,
+    ]);
+    window.__slow.push([Math.round(entry.duration), Math.round(entry.styleAndLayoutStart ? entry.duration - (entry.styleAndLayoutStart - entry.startTime) : 0), scripts]);
+  }
+}).observe({ type: "long-animation-frame" });
 """
 
 
@@ -87,7 +96,10 @@ async def measure(browser: Any, url: str, thread_id: str) -> dict[str, Any]:
     await page.goto(f"{url}/?c={thread_id}")
     turns = page.locator("[data-testid=turn][data-answered=true]")
     await turns.nth(TURNS - 1).wait_for(state="attached", timeout=180_000)
+    # Settled first: what the newest turn needed has loaded (a one-off, timed apart above).
+    await page.wait_for_load_state("networkidle", timeout=180_000)
     await page.evaluate("window.scrollTo(0, 0)")
+    await page.wait_for_load_state("networkidle", timeout=180_000)
     await page.mouse.move(195, 400)
     await page.evaluate(RECORD_FRAMES)
     height = await page.evaluate("document.documentElement.scrollHeight")
@@ -95,6 +107,10 @@ async def measure(browser: Any, url: str, thread_id: str) -> dict[str, Any]:
         await page.mouse.wheel(0, SCROLL_STEP_PX)
         await page.evaluate("new Promise((done) => requestAnimationFrame(() => done()))")
     frames = [f for f in await page.evaluate("window.__frames") if f > 0]
+    if os.environ.get("PAGE_FRAMES_DEBUG"):
+        slow = await page.evaluate("window.__slow")
+        for entry in sorted(slow, key=lambda e: -e[0])[:12]:
+            print(entry)
     await context.close()
     return {
         "first_screen_s": round(first_screen_s, 2),
