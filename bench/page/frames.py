@@ -49,7 +49,7 @@ new PerformanceObserver((list) => {
     const scripts = entry.scripts.map((s) => [
       Math.round(s.duration), s.invoker, (s.sourceURL || "").split("/").pop(), s.sourceFunctionName,
     ]);
-    window.__slow.push([Math.round(entry.duration), Math.round(entry.styleAndLayoutStart ? entry.duration - (entry.styleAndLayoutStart - entry.startTime) : 0), scripts]);
+    window.__slow.push([Math.round(entry.duration), scripts]);
   }
 }).observe({ type: "long-animation-frame" });
 """
