@@ -48,6 +48,7 @@ let conversationId = "";
 let boundUser = null; // the one user a bound API key acts for (GET /api/v0/whoami)
 let current = null; // the Run being followed
 let lastAsk = null; // {question, options} of the last question, for Retry
+let started = false; // the key was accepted: the page may read its endpoints
 
 function askingUser() {
   return ui.userId.value.trim() || boundUser || "";
@@ -65,7 +66,7 @@ ui.form.append(follower.button);
 const datasets = new DatasetChip({
   conversation: () => conversationId,
   user: () => askingUser(),
-  schema: () => showSchema(byId("schema-section"), byId("schema-list"), datasets.current),
+  schema: () => started && showSchema(byId("schema-section"), byId("schema-list"), datasets.current),
 });
 
 function setConversation(id) {
@@ -310,7 +311,9 @@ async function start() {
   byId("change-key").hidden = !keys;
   byId("forget-key").hidden = !keys;
   if (!who.ok) return;
+  started = true;
   setBoundUser(who.userId);
+  datasets.show(); // the chip of the open conversation and the table browser
   sidebar.refresh();
   showStarters(byId("starters"), (question) => ask(question));
   if (who.datasets !== false) datasets.start(byId("upload"), byId("upload-file"), byId("upload-note"));
