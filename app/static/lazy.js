@@ -70,9 +70,35 @@ async function drawNext() {
   }
 }
 
-function requestIdle(callback) {
+// Charts and grids still off screen are drawn too, newest first, one per idle moment when
+// nothing else waits: a reader who then scrolls finds them drawn (a draw during the scroll
+// costs a long frame on a slow phone).
+const offScreen = [];
+let backgroundOn = false;
+
+function drawOffScreen(deadline) {
+  if (draining || deadline.timeRemaining() < 8) {
+    requestIdle(drawOffScreen, false);
+    return;
+  }
+  const el = offScreen.pop();
+  const todo = el && waiting.get(el);
+  if (todo && el.isConnected) {
+    observer.unobserve(el);
+    waiting.delete(el);
+    drawWhenIdle(todo);
+  }
+  if (offScreen.length) requestIdle(drawOffScreen, false);
+  else backgroundOn = false;
+}
+
+function requestIdle(callback, urgent = true) {
+  if (!urgent && "requestIdleCallback" in window) {
+    window.requestIdleCallback(callback);
+    return;
+  }
   if ("requestIdleCallback" in window) window.requestIdleCallback(callback, { timeout: 500 });
-  else setTimeout(callback, 16);
+  else setTimeout(() => callback({ timeRemaining: () => 16 }), 16);
 }
 
 function drawWhenIdle(draw) {
@@ -103,4 +129,9 @@ export function whenVisible(el, draw) {
   );
   waiting.set(el, draw);
   observer.observe(el);
+  offScreen.push(el);
+  if (!backgroundOn) {
+    backgroundOn = true;
+    requestIdle(drawOffScreen, false);
+  }
 }
