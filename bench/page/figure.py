@@ -63,6 +63,7 @@ def frames_svg(runs: list[dict[str, Any]]) -> str:
 def main() -> None:
     """Read the runs' JSON (first argument) and write the SVG (second argument)."""
     runs = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    runs.sort(key=lambda run: run["label"] != "before")  # the older page first
     Path(sys.argv[2]).write_text(frames_svg(runs), encoding="utf-8")
 
 
