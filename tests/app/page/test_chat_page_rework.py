@@ -165,3 +165,16 @@ async def test_a_dump_of_rows_gets_a_grid_and_no_chart(served: ServedPage) -> No
     await tab.page.keyboard.press("Enter")
     await expect(header).to_have_attribute("aria-sort", "ascending")
     assert tab.errors == []
+
+
+async def test_markdown_columns_keep_their_alignment(served: ServedPage) -> None:
+    question = "对齐的表格"
+    REPLIES[question] = [answer("| 地区 | 门店数 |\n|:--|--:|\n| 华东 | 8 |")]
+    tab = await open_tab(served.browser, served.url)
+    await tab.ask(question)
+    await tab.wait_for_answers(1)
+    cells = tab.hook("answer").locator("td")
+    await expect(cells).to_have_count(2)
+    aligned = await cells.evaluate_all("(tds) => tds.map((td) => getComputedStyle(td).textAlign)")
+    assert aligned == ["left", "right"]
+    assert tab.errors == []
