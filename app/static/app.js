@@ -278,6 +278,9 @@ function setBoundUser(userId) {
   boundUser = userId;
   ui.actingAs.hidden = !boundUser;
   if (boundUser) label(ui.actingAs, "actingAs", { user: boundUser });
+  // A key bound to one user says who asks: no field to type another id into.
+  ui.userId.hidden = Boolean(boundUser);
+  document.querySelector('label[for="user-id"]').hidden = Boolean(boundUser);
 }
 
 async function enterKey() {

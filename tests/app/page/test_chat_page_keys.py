@@ -71,6 +71,7 @@ async def test_a_key_bound_to_one_user_answers_as_that_user_without_a_user_field
     served.model.routes[question] = ScriptedChatModel(replies=[answer("Answered for alice.")])
     tab = await open_tab(served.browser, served.url, locale="en-US", api_key=ALICE_KEY)
     await expect(tab.hook("acting-as")).to_have_text("Acting as alice")
+    await expect(tab.hook("user-id-input")).to_be_hidden()  # the key says who asks
 
     await tab.ask(question)
 
