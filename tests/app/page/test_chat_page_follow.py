@@ -172,6 +172,7 @@ async def test_the_phone_drawer_scrolls_traps_focus_and_closes_by_escape_and_out
     for _ in range(60):
         await tab.page.keyboard.press("Tab")
         assert await drawer.evaluate("(el) => el.contains(document.activeElement)")
+    await tab.screenshot("phone-drawer-history")  # after its slide-in
 
     await tab.page.keyboard.press("Escape")
     await expect(drawer).to_be_hidden()
