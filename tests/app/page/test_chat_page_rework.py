@@ -178,3 +178,24 @@ async def test_markdown_columns_keep_their_alignment(served: ServedPage) -> None
     aligned = await cells.evaluate_all("(tds) => tds.map((td) => getComputedStyle(td).textAlign)")
     assert aligned == ["left", "right"]
     assert tab.errors == []
+
+
+async def test_the_grid_pager_speaks_chinese_and_a_column_keeps_its_decimals(
+    served: ServedPage,
+) -> None:
+    question = "一百二十行"
+    sql = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 120) "
+        "SELECT i AS 序号, i * 1.25 AS 金额 FROM n"
+    )
+    REPLIES[question] = [call_tool("run_sql", sql=sql), answer("共 120 行。")]
+    tab = await open_tab(served.browser, served.url)
+    await tab.ask(question)
+    await tab.wait_for_answers(1)
+    pager = tab.hook("results-table").locator(".tabulator-paginator")
+    await expect(pager.locator("[data-page=next]")).to_have_text("下一页")
+    await expect(pager.locator("[data-page=first]")).to_have_text("首页")
+    amounts = tab.page.locator(".tabulator-row .tabulator-cell[tabulator-field=c1]")
+    await expect(amounts.nth(3)).to_have_text("5.00")  # 4 × 1.25, shown as 5.00 beside 1.25
+    await expect(amounts.nth(0)).to_have_text("1.25")
+    assert tab.errors == []
