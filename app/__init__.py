@@ -41,6 +41,7 @@ from app.routes import (
     ready,
     runs,
     schema,
+    static_files,
     suggestions,
     training_data,
     usage,
@@ -128,6 +129,7 @@ def create_app(
     app.register_blueprint(health.blueprint)
     app.register_blueprint(ready.blueprint)
     app.register_blueprint(page.blueprint)
+    app.register_blueprint(static_files.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)
     app.register_blueprint(audit.blueprint)

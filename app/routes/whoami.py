@@ -5,6 +5,7 @@ from __future__ import annotations
 from quart import Blueprint, current_app, g
 from quart_schema import document_response
 
+from app.http.app_state import app_settings
 from app.http.auth import ApiKey, api_keys_of
 from app.http.envelope import success_envelope
 from app.http.errors import request_lang
@@ -25,5 +26,7 @@ async def whoami() -> dict:
         "keys_required": api_keys_of(current_app).enabled,
         "user_id": users[0] if users and len(users) == 1 else None,
         "users": users,
+        # The page offers uploads only then, instead of probing /datasets for a 404.
+        "datasets": app_settings().datasets_enabled,
     }
     return success_envelope(data, request_lang())

@@ -34,6 +34,9 @@ class Whoami(OpenModel):
     keys_required: bool = Field(description="Whether the service needs an API key at all.")
     user_id: str | None = Field(description="The key's one bound user, else null.")
     users: list[str] | None = Field(description="The users the key may act for; null: any.")
+    datasets: bool = Field(
+        default=False, description="Whether the service takes uploads (DATASETS_ENABLED)."
+    )
 
 
 class WhoamiEnvelope(OpenModel):

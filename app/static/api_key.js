@@ -1,6 +1,6 @@
 // API keys (API_KEYS on the server): entered on the page, kept in localStorage, sent with every
-// request — as a Bearer header by fetch, as ?api_key= where a header cannot be sent
-// (EventSource, download links). URLs stay relative, so the page works behind a path prefix.
+// request as a Bearer header (the stream and downloads are fetched too, so the key never goes
+// into a URL). URLs stay relative, so the page works behind a path prefix.
 
 const STORAGE = "sqlAgentApiKey";
 const WHOAMI_URL = "api/v0/whoami";
@@ -23,10 +23,18 @@ export function apiFetch(url, init = {}) {
   return fetch(url, { ...init, headers: authHeaders(init.headers || {}) });
 }
 
-export function withKey(url) {
-  const key = storedKey();
-  if (!key) return url;
-  return `${url}${url.includes("?") ? "&" : "?"}api_key=${encodeURIComponent(key)}`;
+/** Download `url` as `filename` with the key in a header (a link cannot send one). */
+export async function downloadWithKey(url, filename) {
+  const response = await apiFetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const blob = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = blob;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(blob), 60_000);
 }
 
 /**
@@ -38,18 +46,23 @@ export async function whoami() {
   if (response.status === 401) return { ok: false, keyNeeded: true, userId: null };
   const envelope = await response.json().catch(() => null);
   const data = envelope?.data ?? {};
-  return { ok: response.ok, keyNeeded: Boolean(data.keys_required), userId: data.user_id ?? null };
+  return {
+    ok: response.ok,
+    keyNeeded: Boolean(data.keys_required),
+    userId: data.user_id ?? null,
+    datasets: data.datasets ?? null, // null: an older service that does not say
+  };
 }
 
 /**
- * Resolve to whom the key acts for, asking for a key (`prompt(text)`) while the service refuses
- * the stored one; null when the person gave none.
+ * Resolve to whom the key acts for, asking for a key (`await prompt()`) while the service
+ * refuses the stored one; null when the person gave none.
  */
 export async function ensureApiKey(prompt) {
   for (;;) {
     const who = await whoami();
     if (who.ok) return who;
-    const entered = (prompt() || "").trim();
+    const entered = ((await prompt()) || "").trim();
     if (!entered) return null;
     storeKey(entered);
   }

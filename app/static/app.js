@@ -1,22 +1,27 @@
-// The page: a chat thread over data. Each question follows the stream endpoint with an
-// EventSource into its own turn; the URL (?c=) names the conversation, so a reload restores it.
+// The page: a chat thread over data. Each question is a run followed over a fetch stream into its
+// own turn; the URL (?c=) names the conversation, so a reload restores it.
 
-import { apiFetch, ensureApiKey, storeKey, whoami, withKey } from "./api_key.js";
+import { ensureApiKey, storedKey, storeKey, whoami } from "./api_key.js";
+import { askForKey } from "./key_dialog.js";
 import { hideApproval, pendingApproval, showApproval } from "./approval.js";
 import { hideClarification, showClarification } from "./clarification.js";
-import { followUps, setUpUpload, showSchema, showStarters } from "./empty_state.js";
+import { sendOnEnter } from "./composer.js";
+import { DatasetChip } from "./dataset_chip.js";
+import { Drawer } from "./drawer.js";
+import { followUps, showSchema, showStarters } from "./empty_state.js";
 import { hideError, showError } from "./errors.js";
-import { restoreTurns } from "./restore.js";
+import { Follower } from "./follow.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
 import { redrawGrids } from "./records.js";
+import { restoreTurns } from "./restore.js";
+import { addReworkActions } from "./rework.js";
+import { Run } from "./run.js";
 import { ConversationList } from "./sidebar.js";
+import { cancelRun } from "./stop.js";
 import { Turn } from "./turn.js";
 
-const STREAM_URL = "api/v0/ask_react_agent_stream";
 const MAX_QUESTION_CHARS = 2000;
 const NEAR_LIMIT_CHARS = 1800;
-// The browser reconnects by itself and the server resumes from Last-Event-ID; give up after this.
-const MAX_RECONNECTS = 3;
 
 const byId = (id) => document.getElementById(id);
 const ui = {
@@ -36,13 +41,14 @@ const ui = {
   askBack: byId("ask-back"),
   keyNotice: byId("key-notice"),
   actingAs: byId("acting-as"),
+  announcer: byId("announcer"),
 };
 
 let conversationId = "";
 let boundUser = null; // the one user a bound API key acts for (GET /api/v0/whoami)
-let datasetId = null; // an uploaded dataset the next questions are about
-let current = null; // the run being followed: {es, turn, settled, ended, reconnects, runId}
-let lastAsk = null; // {question} of the last question, for Retry
+let current = null; // the Run being followed
+let lastAsk = null; // {question, options} of the last question, for Retry
+let started = false; // the key was accepted: the page may read its endpoints
 
 function askingUser() {
   return ui.userId.value.trim() || boundUser || "";
@@ -52,7 +58,15 @@ const sidebar = new ConversationList({
   user: () => askingUser() || "guest",
   active: () => conversationId,
   open: (threadId) => openConversation(threadId),
-  removed: (threadId) => threadId === conversationId && startNewConversation(),
+  removed: (threadId) => threadId === conversationId && forgetConversation(),
+});
+const drawer = new Drawer(byId("drawer"), byId("open-drawer"), byId("close-drawer"));
+const follower = new Follower(document.querySelector("main.page"));
+ui.form.append(follower.button);
+const datasets = new DatasetChip({
+  conversation: () => conversationId,
+  user: () => askingUser(),
+  schema: () => started && showSchema(byId("schema-section"), byId("schema-list"), datasets.current),
 });
 
 function setConversation(id) {
@@ -64,6 +78,7 @@ function setConversation(id) {
   if (conversationId) url.searchParams.set("c", conversationId);
   else url.searchParams.delete("c");
   window.history.replaceState(null, "", url);
+  datasets.follow(conversationId);
 }
 
 function setRunning(running) {
@@ -80,7 +95,6 @@ function addTurn(question) {
   const turn = new Turn(question);
   ui.thread.append(turn.el);
   showThread();
-  turn.el.scrollIntoView({ block: "start" });
   return turn;
 }
 
@@ -95,86 +109,34 @@ function updateCounter() {
   ui.submit.disabled = Boolean(current) || over > 0;
 }
 
-function finishRun(run, state) {
-  run.es.close(); // after `end` this keeps the browser from reconnecting
-  if (state) run.turn.progress?.finish(state);
-  if (current === run) {
+const runHooks = {
+  conversation: () => conversationId,
+  setConversation,
+  completed: completeTurn,
+  paused: (run, data) => showPause(data, run.turn, run),
+  finished: (run) => {
+    if (current !== run) return;
     current = null;
     setRunning(false);
     updateCounter();
-  }
-}
-
-function failRun(run, envelope) {
-  run.settled = true;
-  run.turn.progress?.finish("failed");
-  showError(envelope, () => retry(run));
-}
-
-function onStreamMessage(run, event) {
-  if (run !== current) return;
-  run.reconnects = 0;
-  let envelope;
-  try {
-    envelope = JSON.parse(event.data);
-  } catch {
-    failRun(run, { message: t("badEvent") });
-    return;
-  }
-  const data = envelope?.data ?? {};
-  // Kept for the stop button: the run id is the part of the event id before ':'.
-  if (event.lastEventId) run.runId = event.lastEventId.split(":")[0];
-  if (data.type === "error" || envelope?.success === false) {
-    failRun(run, envelope);
-    return;
-  }
-  const turn = run.turn;
-  switch (data.type) {
-    case "started":
-      run.userId = data.user_id ?? "";
-      // The conversation is known from here on: a stopped first question stays in it.
-      if (data.thread_id && data.thread_id !== conversationId) setConversation(data.thread_id);
-      turn.progress.enter("understand");
-      break;
-    case "progress":
-      turn.progress.onProgress(data);
-      if (data.answer_repair) turn.restartAnswer(); // ANSWER_CHECK=repair: a new answer follows
-      // ANSWER_CANDIDATES: a majority that overturns the query sends the answer back.
-      if (data.node === "compare_candidates") turn.expectNewAnswer();
-      break;
-    case "tool_call":
-      turn.addToolCall(data);
-      break;
-    case "tool_result":
-      turn.addToolResult(data, data.thread_id ?? conversationId);
-      break;
-    case "token":
-      if (!data.subagent) turn.addToken(data.content ?? ""); // a sub-agent's text is not the answer
-      break;
-    case "completed":
-      run.settled = true;
-      completeTurn(run, data);
-      break;
-    case "interrupt": // the run waits for a person: SQL to approve, or a question
-      run.settled = true;
-      setConversation(data.thread_id);
-      turn.progress.waiting(data.kind);
-      showPause(data, turn);
-      break;
-    case "end":
-      run.ended = true;
-      finishRun(run);
-      break;
-    default:
-      break; // a newer server may send types this page does not know; they are not errors
-  }
-}
+  },
+  retry,
+  revealed: (el) => follower.reveal(el),
+};
 
 /** Show what a paused run waits for: the question's card, or the SQL approval's. */
-function showPause(data, turn) {
+function showPause(data, turn, run = null) {
   const resume = (decision) => resumeRun(turn, decision);
-  if (data.kind === "clarification") showClarification(data, { answer: resume });
-  else showApproval(data, { decide: resume });
+  if (data.kind === "clarification") {
+    showClarification(data, { answer: resume });
+  } else if (run?.sqlEdit && !data.refused_edit) {
+    // "Edit SQL and run": the person's SQL goes in place of the model's, through the guard.
+    resume({ interrupt_id: data.interrupt_id, action: "edit", sql: run.sqlEdit });
+    return;
+  } else {
+    showApproval(data, { decide: resume });
+  }
+  follower.reveal(byId(data.kind === "clarification" ? "clarification-card" : "approval-card"));
 }
 
 function completeTurn(run, data) {
@@ -182,6 +144,8 @@ function completeTurn(run, data) {
   const ok = (data.sqls ?? []).filter((entry) => entry.status === "ok" && entry.result_id);
   const threadId = data.conversation_id ?? conversationId;
   run.turn.showResult(data, { threadId, resultId: ok.at(-1)?.result_id, runId: run.runId });
+  addReworkActions(run.turn, ask);
+  ui.announcer.textContent = run.turn.answer.textContent; // read once, when it is whole
   sidebar.refresh();
   // Questions to ask next, under the newest answer only (no model call; none if none).
   followUps(run.turn.question, (question) => ask(question)).then((box) => {
@@ -191,38 +155,19 @@ function completeTurn(run, data) {
   });
 }
 
-function onStreamError(run) {
-  if (run !== current || run.ended) return;
-  if (run.settled) {
-    // The answer or the error is already shown; only the closing `end` went missing.
-    finishRun(run);
-    return;
-  }
-  run.reconnects += 1;
-  if (run.es.readyState === EventSource.CONNECTING && run.reconnects <= MAX_RECONNECTS) {
-    run.turn.progress.say("reconnecting");
-    return;
-  }
-  showError({ message: t("connectionLost") }, () => retry(run));
-  finishRun(run, "failed");
-}
-
-function followStream(params, turn) {
+function follow(body, turn, sqlEdit = null) {
   hideApproval();
   hideClarification();
-  hideError();
-  turn.startProgress();
-  const run = { es: null, turn, settled: false, ended: false, reconnects: 0 };
-  run.es = new EventSource(withKey(`${STREAM_URL}?${params}`));
-  current = run;
-  run.es.onmessage = (message) => onStreamMessage(run, message);
-  run.es.onerror = () => onStreamError(run);
+  current = new Run(turn, body, runHooks);
+  current.sqlEdit = sqlEdit;
   setRunning(true);
+  follower.engage();
+  current.start();
 }
 
-async function ask(question, turn = null) {
+async function ask(question, options = {}) {
   if (current) return;
-  const who = await ensureApiKey(() => window.prompt(t("apiKeyPrompt")));
+  const who = await ensureApiKey(askForKey);
   if (who === null) {
     ui.keyNotice.hidden = false;
     return;
@@ -231,21 +176,16 @@ async function ask(question, turn = null) {
   const userId = askingUser();
   // A conversation belongs to one user; another user id starts a new conversation.
   if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
-  const params = new URLSearchParams({
-    question,
-    lang: currentLang(),
-    stream_tools: "true",
-    stream_tokens: "true",
-  });
-  if (userId) params.set("user_id", userId);
-  if (conversationId) params.set("thread_id", conversationId);
-  if (ui.approveSql.checked) params.set("approve_sql", "true");
+  const body = { question, lang: currentLang(), stream_tools: true, stream_tokens: true };
+  if (userId) body.user_id = userId;
+  if (conversationId) body.thread_id = conversationId;
+  if (ui.approveSql.checked || options.sql) body.approve_sql = true;
   // The page can answer a clarifying question, so it asks with clarification on (the API's
   // default stays off for clients that cannot); the settings' toggle turns it off.
-  params.set("clarify", ui.askBack.checked ? "true" : "false");
-  if (datasetId) params.set("dataset_id", datasetId);
-  lastAsk = { question };
-  followStream(params, turn ?? addTurn(question));
+  body.clarify = ui.askBack.checked;
+  if (datasets.current) body.dataset_id = datasets.current.dataset_id;
+  lastAsk = { question, options };
+  follow(body, addTurn(question), options.sql ?? null);
 }
 
 function submitQuestion(event) {
@@ -257,6 +197,7 @@ function submitQuestion(event) {
     return;
   }
   if (question.length > MAX_QUESTION_CHARS) return; // the notice says why; nothing is cut
+  if (current) return; // Enter while an answer streams keeps the text for later
   ui.question.value = "";
   updateCounter();
   ask(question);
@@ -265,35 +206,28 @@ function submitQuestion(event) {
 function retry(run) {
   if (current || !lastAsk) return;
   run.turn.el.remove();
-  ask(lastAsk.question);
+  ask(lastAsk.question, lastAsk.options);
 }
 
 function resumeRun(turn, resume) {
-  const params = new URLSearchParams({ thread_id: conversationId, lang: currentLang() });
-  params.set("resume", JSON.stringify(resume));
-  params.set("stream_tools", "true");
-  params.set("stream_tokens", "true");
-  followStream(params, turn);
+  const body = { thread_id: conversationId, lang: currentLang(), resume };
+  body.stream_tools = true;
+  body.stream_tokens = true;
+  follow(body, turn);
 }
 
 function stop() {
   if (!current) return;
   const { runId, userId } = current;
-  finishRun(current, "stopped");
-  // Stops the run at once on whichever worker runs it, instead of after the resume grace.
-  if (runId) {
-    apiFetch(`api/v0/react/runs/${encodeURIComponent(runId)}/cancel`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(userId ? { user_id: userId } : {}),
-    }).catch(() => {}); // the stream is closed either way; the grace then ends the run
-  }
+  current.finish("stopped");
+  cancelRun(runId, userId); // stops it at once on whichever worker runs it
 }
 
 function clearThread() {
   hideApproval();
   hideClarification();
   hideError();
+  follower.release();
   ui.thread.replaceChildren();
   showThread();
 }
@@ -302,26 +236,36 @@ function startNewConversation() {
   if (current) return;
   setConversation("");
   clearThread();
-  document.body.classList.remove("drawer-open");
+  drawer.close();
   ui.question.focus();
   sidebar.refresh();
+}
+
+/** The open conversation was deleted: its id leaves the URL, and its turns the screen. */
+function forgetConversation() {
+  setConversation("");
+  if (!current) clearThread();
 }
 
 async function openConversation(threadId) {
   if (current) return;
   clearThread();
-  document.body.classList.remove("drawer-open");
+  drawer.close();
   try {
     const turns = await restoreTurns(threadId, currentLang());
     setConversation(threadId);
-    for (const turn of turns) ui.thread.append(turn.el);
+    for (const turn of turns) {
+      ui.thread.append(turn.el);
+      if (turn.el.dataset.answered) addReworkActions(turn, ask);
+    }
     showThread();
     turns.at(-1)?.el.scrollIntoView({ block: "start" });
     // A conversation waiting for a person shows its card, however it was opened.
     const pause = await pendingApproval(threadId, currentLang());
     if (pause) {
       const turn = turns.at(-1) ?? addTurn("");
-      turn.startProgress().waiting(pause.kind);
+      turn.startProgress();
+      turn.waitFor(pause.kind);
       showPause(pause, turn);
     }
     sidebar.refresh();
@@ -334,10 +278,13 @@ function setBoundUser(userId) {
   boundUser = userId;
   ui.actingAs.hidden = !boundUser;
   if (boundUser) label(ui.actingAs, "actingAs", { user: boundUser });
+  // A key bound to one user says who asks: no field to type another id into.
+  ui.userId.hidden = Boolean(boundUser);
+  document.querySelector('label[for="user-id"]').hidden = Boolean(boundUser);
 }
 
 async function enterKey() {
-  const entered = (window.prompt(t("apiKeyPrompt")) || "").trim();
+  const entered = ((await askForKey()) || "").trim();
   if (!entered) return;
   storeKey(entered);
   await start();
@@ -360,13 +307,19 @@ function changeLanguage() {
 
 // Asks who the key acts for before anything else, so a missing key is asked for, not reported.
 async function start() {
-  const who = await whoami().catch(() => ({ ok: true, userId: null }));
+  const who = await whoami().catch(() => ({ ok: true, userId: null, keyNeeded: false }));
   ui.keyNotice.hidden = who.ok;
+  // With keys off there is no key to change or forget.
+  const keys = who.keyNeeded || Boolean(storedKey());
+  byId("change-key").hidden = !keys;
+  byId("forget-key").hidden = !keys;
   if (!who.ok) return;
+  started = true;
   setBoundUser(who.userId);
+  datasets.show(); // the chip of the open conversation and the table browser
   sidebar.refresh();
   showStarters(byId("starters"), (question) => ask(question));
-  showSchema(byId("schema-section"), byId("schema-list"));
+  if (who.datasets !== false) datasets.start(byId("upload"), byId("upload-file"), byId("upload-note"));
   if (conversationId && !ui.thread.children.length) openConversation(conversationId);
 }
 
@@ -375,9 +328,7 @@ ui.stop.addEventListener("click", stop);
 byId("new-conversation").addEventListener("click", startNewConversation);
 ui.lang.addEventListener("change", changeLanguage);
 ui.question.addEventListener("input", updateCounter);
-ui.question.addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) ui.form.requestSubmit();
-});
+sendOnEnter(ui.question, () => ui.form.requestSubmit());
 ui.userId.addEventListener("change", () => {
   const userId = askingUser();
   if (conversationId && userId && conversationId.split(":")[0] !== userId) startNewConversation();
@@ -386,11 +337,6 @@ ui.userId.addEventListener("change", () => {
 byId("enter-key").addEventListener("click", enterKey);
 byId("change-key").addEventListener("click", enterKey);
 byId("forget-key").addEventListener("click", forgetKey);
-byId("open-drawer").addEventListener("click", () => document.body.classList.add("drawer-open"));
-byId("close-drawer").addEventListener("click", () => document.body.classList.remove("drawer-open"));
-setUpUpload(byId("upload"), byId("upload-file"), byId("upload-note"), (dataset) => {
-  datasetId = dataset.dataset_id;
-});
 
 ui.lang.value = initialLang();
 applyLanguage();

@@ -1,11 +1,21 @@
 // The clarifying-question card: the agent asks back; an option or a typed answer resumes the run.
 
-const card = document.getElementById("clarification-card");
-const textBox = card.querySelector('[data-clarification="text"]');
 let pending = null; // {interruptId, answer}
+let bound = false;
+
+const card = () => document.getElementById("clarification-card");
 
 function part(name) {
-  return card.querySelector(`[data-clarification="${name}"]`);
+  return card().querySelector(`[data-clarification="${name}"]`);
+}
+
+function bind() {
+  if (bound) return;
+  bound = true;
+  part("form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(part("text").value);
+  });
 }
 
 function send(text) {
@@ -19,6 +29,7 @@ function send(text) {
 
 /** Show the card for a clarification (an `interrupt` event, or a status's `approval`). */
 export function showClarification(data, { answer }) {
+  bind();
   pending = { interruptId: data.interrupt_id, answer };
   part("question").textContent = data.question ?? "";
   const buttons = (data.options ?? []).map((option) => {
@@ -30,18 +41,14 @@ export function showClarification(data, { answer }) {
     return button;
   });
   part("options").replaceChildren(...buttons);
-  textBox.value = "";
-  card.hidden = false;
-  (buttons[0] ?? textBox).focus();
+  part("text").value = "";
+  card().hidden = false;
+  (buttons[0] ?? part("text")).focus();
 }
 
 /** Hide the card and forget the pending question. */
 export function hideClarification() {
   pending = null;
-  card.hidden = true;
+  const el = card();
+  if (el) el.hidden = true;
 }
-
-part("form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  send(textBox.value);
-});

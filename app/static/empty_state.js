@@ -6,6 +6,7 @@ import { currentLang, label, t } from "./i18n.js";
 import { setColumnLabels } from "./records.js";
 
 const STARTER_KEYS = ["starter1", "starter2", "starter3"];
+let starterTexts = new Set(); // the starters on show: a follow-up must be something else
 
 async function getData(url) {
   try {
@@ -39,6 +40,7 @@ async function suggested(params) {
 /** Fill the starter questions: GET /api/v0/suggestions, else the sample data's questions. */
 export async function showStarters(box, ask) {
   const texts = await suggested({ limit: 6 });
+  starterTexts = new Set(texts);
   box.replaceChildren(
     ...(texts.length
       ? texts.slice(0, 6).map((text) => starterButton(text, null, ask))
@@ -48,7 +50,9 @@ export async function showStarters(box, ask) {
 
 /** Return follow-up questions after `question` as buttons (none when there are none). */
 export async function followUps(question, ask) {
-  const texts = await suggested({ after: question, limit: 3 });
+  // Follow-ups are about the answer: the starter list again is not one, nor the same question.
+  const all = await suggested({ after: question, limit: 3 });
+  const texts = all.filter((text) => !starterTexts.has(text) && text !== question);
   if (!texts.length) return null;
   const box = document.createElement("div");
   box.className = "follow-ups";
@@ -61,9 +65,11 @@ export async function followUps(question, ask) {
   return box;
 }
 
-/** Fill the table browser from GET /api/v0/schema (hidden when it is missing). */
-export async function showSchema(section, list) {
-  const data = await getData("api/v0/schema");
+/** Fill the table browser from GET /api/v0/schema, or a dataset's tables (hidden if none). */
+export async function showSchema(section, list, dataset = null) {
+  const data = dataset
+    ? { tables: (dataset.tables ?? []).map((table) => ({ ...table, columns: (table.columns ?? []).map((name) => ({ name })) })) }
+    : await getData("api/v0/schema");
   const tables = Array.isArray(data?.tables) ? data.tables : [];
   const labels = new Map();
   list.replaceChildren(
@@ -90,7 +96,7 @@ export async function showSchema(section, list) {
       return item;
     }),
   );
-  setColumnLabels(labels);
+  if (!dataset) setColumnLabels(labels);
   section.hidden = tables.length === 0;
 }
 

@@ -3,15 +3,45 @@
 
 import { hasText, label, t } from "./i18n.js";
 
-const box = document.getElementById("error-box");
+const box = () => document.getElementById("error-box");
+let countdown = null;
 
 export function hideError() {
-  box.hidden = true;
-  box.replaceChildren();
+  clearInterval(countdown);
+  box().hidden = true;
+  box().replaceChildren();
 }
 
-/** Show an error envelope (or {message}); `retry()` asks again. */
-export function showError(envelope, retry = null) {
+// Retry is live only once the service's Retry-After has passed; the button counts down.
+function countDown(button, seconds) {
+  let left = Math.ceil(seconds);
+  button.disabled = true;
+  label(button, "retryIn", { n: left });
+  countdown = setInterval(() => {
+    left -= 1;
+    if (left > 0) {
+      label(button, "retryIn", { n: left });
+      return;
+    }
+    clearInterval(countdown);
+    button.disabled = false;
+    label(button, "retry");
+  }, 1000);
+}
+
+/** Show why a stream request was refused: its own words per status ({status, envelope}). */
+export function showStreamFailure({ status, envelope, retryAfter }, retry) {
+  const code = envelope?.data?.error_type ?? "";
+  if (code && hasText(`err${code}`)) return showError(envelope, retry, { retryAfter });
+  let key = "httpOther";
+  if ([401, 403, 429].includes(status)) key = `http${status}`;
+  else if (status >= 500) key = "http5xx";
+  return showError({ ...envelope, message: t(key, { status }) }, retry, { retryAfter });
+}
+
+/** Show an error envelope (or {message}); `retry()` asks again, after `retryAfter` seconds. */
+export function showError(envelope, retry = null, { retryAfter = null } = {}) {
+  clearInterval(countdown);
   const data = envelope?.data ?? {};
   const code = data.error_type ?? "";
   const title = document.createElement("strong");
@@ -29,6 +59,8 @@ export function showError(envelope, retry = null) {
       hideError();
       retry();
     });
+    const wait = retryAfter ?? data.retry_after;
+    if (wait > 0) countDown(button, wait);
     parts.push(" ", button);
   }
   const detail = [code, envelope?.message, data.error].filter(Boolean);
@@ -45,6 +77,7 @@ export function showError(envelope, retry = null) {
     details.append(summary, type, text);
     parts.push(details);
   }
-  box.replaceChildren(...parts);
-  box.hidden = false;
+  box().replaceChildren(...parts);
+  box().hidden = false;
+  return box();
 }

@@ -122,11 +122,12 @@ function smallButton(key, testId, onClick) {
 }
 
 /** Show the conversations in the list; a pick calls `actions.open(threadId)`. */
-export function showConversationList(list, conversations, activeId, actions) {
+export function showConversationList(list, conversations, activeId, actions, search = "") {
   if (!conversations.length) {
     const empty = document.createElement("li");
     empty.className = "note";
-    label(empty, "noHistory");
+    empty.dataset.testid = "history-empty";
+    label(empty, search ? "noMatch" : "noHistory"); // a search that found nothing says so
     list.replaceChildren(empty);
     return;
   }

@@ -1,5 +1,7 @@
 // The page's texts in each language, the language in force, and labels that follow a switch.
 
+import { MORE_TEXT } from "./i18n_chat.js";
+
 const LANG_STORAGE = "sqlAgentLang";
 
 export const TEXT = {
@@ -13,7 +15,7 @@ export const TEXT = {
     submit: "提问",
     stop: "停止",
     newConversation: "新对话",
-    hint: "Ctrl+Enter 提交",
+    hint: "Enter 发送，Shift+Enter 换行",
     approveSql: "执行 SQL 前确认",
     askBack: "允许反问澄清",
     settings: "设置",
@@ -145,7 +147,7 @@ export const TEXT = {
     submit: "Ask",
     stop: "Stop",
     newConversation: "New conversation",
-    hint: "Ctrl+Enter to ask",
+    hint: "Enter to ask, Shift+Enter for a new line",
     approveSql: "Approve SQL before it runs",
     askBack: "Let the agent ask back",
     settings: "Settings",
@@ -269,6 +271,8 @@ export const TEXT = {
   },
 };
 
+for (const [lang, texts] of Object.entries(MORE_TEXT)) Object.assign(TEXT[lang], texts);
+
 const langSelect = () => document.getElementById("lang");
 
 /** Return the language of a first visit: the one chosen before, else the browser's. */
@@ -290,8 +294,7 @@ export function currentLang() {
 }
 
 /** Return the text `key` in the page's language, with {name} placeholders filled in. */
-export function t(key, params = {}) {
-  const lang = currentLang();
+export function t(key, params = {}, lang = currentLang()) {
   const text = TEXT[lang]?.[key] ?? TEXT["zh-CN"][key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ""));
 }

@@ -1,7 +1,7 @@
 // A turn's progress in a person's words: understanding, querying, answering (sub-agents by
 // task), a bar, and a status line; folded away once the answer is there.
 
-import { label } from "./i18n.js";
+import { label, t } from "./i18n.js";
 
 const PHASES = ["understand", "query", "answer"];
 // Which phase a graph node belongs to; the agent node's first call is understanding.
@@ -40,6 +40,7 @@ export class Progress {
     this.bar.setAttribute("aria-valuemin", "0");
     this.bar.setAttribute("aria-valuemax", "100");
     this.bar.dataset.i18nAriaLabel = "progressHeading";
+    this.bar.setAttribute("aria-label", t("progressHeading")); // labelled from the start
     track.append(this.bar);
     this.steps = document.createElement("ol");
     this.steps.className = "steps";
@@ -66,6 +67,8 @@ export class Progress {
 
   say(key, params = {}) {
     label(this.status, key, params);
+    // The bar says the state in words too (waiting, failed, stopped are not a percentage).
+    this.bar.setAttribute("aria-valuetext", t(key, params));
   }
 
   setBar(percent) {

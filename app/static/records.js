@@ -1,8 +1,9 @@
 // Query results: a Tabulator grid (vendored) with paging, sort, a sticky header, locale numbers
 // and dates, labels from the schema's descriptions and copy; one value as a headline figure.
 
-import { withKey } from "./api_key.js";
+import { downloadWithKey, storedKey } from "./api_key.js";
 import { currentLang, label, t } from "./i18n.js";
+import { loadLibrary, whenVisible } from "./lazy.js";
 import { copyButton } from "./sql_format.js";
 
 const PAGE_SIZE = 50;
@@ -12,12 +13,34 @@ const ISO_DATE = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
 let columnLabels = new Map(); // column name → description, from GET /api/v0/schema
 const grids = new Set(); // every grid on the page, redrawn when the language changes
 
-/** Write every grid's numbers and dates again in the page's (new) language. */
+/** Write every grid's numbers, dates and pager again in the page's (new) language. */
 export function redrawGrids() {
   for (const table of grids) {
-    if (table.element.isConnected) table.redraw(true);
-    else grids.delete(table);
+    if (!table.element.isConnected) {
+      grids.delete(table);
+      continue;
+    }
+    table.setLocale(currentLang());
+    table.redraw(true);
   }
+}
+
+const PAGER_KEYS = ["first", "prev", "next", "last"];
+
+// Tabulator's own English pager words, in each of the page's languages.
+function pagerTexts() {
+  const langs = {};
+  for (const lang of ["zh-CN", "en-US"]) {
+    const text = (key) => t(`pager_${key}`, {}, lang);
+    const pagination = {};
+    for (const key of PAGER_KEYS) {
+      pagination[key] = text(key);
+      pagination[`${key}_title`] = text(key);
+    }
+    pagination.page_title = text("page");
+    langs[lang] = { pagination };
+  }
+  return langs;
 }
 
 /** Use the schema's column descriptions as the grids' column labels. */
@@ -32,11 +55,15 @@ function escapeHtml(text) {
 }
 
 /** Return a cell value as this page's language writes it (numbers, dates, NULL). */
-export function formatValue(value) {
+export function formatValue(value, decimals = null) {
   if (value === null || value === undefined) return "NULL";
   const lang = currentLang();
   if (typeof value === "number") {
-    return new Intl.NumberFormat(lang, { maximumFractionDigits: 6 }).format(value);
+    const digits = decimals === null ? { maximumFractionDigits: 6 } : {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+    };
+    return new Intl.NumberFormat(lang, digits).format(value);
   }
   if (typeof value === "string" && ISO_DATE.test(value)) {
     const date = new Date(value.length === 10 ? `${value}T00:00:00` : value.replace(" ", "T"));
@@ -83,6 +110,8 @@ function grid(columns, rows) {
     const v = rowValues(columns, r)[i];
     return v === null || v === undefined || typeof v === "number";
   }));
+  // A column's numbers all show as many decimals as its most precise one (at most 6).
+  const decimals = columns.map((_, i) => (numeric[i] ? columnDecimals(rows.map((r) => rowValues(columns, r)[i])) : null));
   const data = rows.map((row) => {
     const item = {};
     rowValues(columns, row).forEach((value, index) => { item[`c${index}`] = value; });
@@ -97,27 +126,58 @@ function grid(columns, rows) {
     formatter: (cell) => {
       const span = document.createElement("span");
       const value = cell.getValue();
-      span.textContent = formatValue(value);
+      span.textContent = formatValue(value, decimals[index]);
       if (value === null || value === undefined) span.className = "null";
       return span;
     },
   }));
-  if (!window.Tabulator) return box;
-  // Tabulator measures its box: build it once the box is in the page.
-  requestAnimationFrame(() => {
-    const table = new window.Tabulator(box, {
+  // Tabulator (loaded on the first grid) measures its box: build it once it is on screen.
+  whenVisible(box, async () => {
+    const Tabulator = await loadLibrary("tabulator");
+    if (!Tabulator) return;
+    const table = new Tabulator(box, {
       data,
       columns: definitions,
       layout: "fitDataFill",
+      // At most a page of 50 rows is on show: plain rows cost less than the virtual renderer.
+      renderVertical: "basic",
       maxHeight: GRID_MAX_HEIGHT,
       pagination: rows.length > PAGE_SIZE,
       paginationSize: PAGE_SIZE,
       placeholder: "",
+      locale: true, // the pager's words from `langs`, in the page's language
+      langs: pagerTexts(),
     });
-    table.on("tableBuilt", () => fixGridRoles(box));
+    table.on("tableBuilt", () => {
+      fixGridRoles(box);
+      sortByKeyboard(box);
+      table.setLocale(currentLang());
+    });
     grids.add(table);
   });
   return box;
+}
+
+function columnDecimals(values) {
+  let most = 0;
+  for (const value of values) {
+    if (typeof value !== "number" || Number.isInteger(value)) continue;
+    const [, fraction = ""] = String(value).split("e")[0].split(".");
+    most = Math.max(most, Math.min(6, fraction.length));
+  }
+  return most;
+}
+
+// A sortable header is a button to the keyboard too: Tab to it, Enter or Space sorts.
+function sortByKeyboard(box) {
+  for (const header of box.querySelectorAll(".tabulator-col.tabulator-sortable")) {
+    header.tabIndex = 0;
+    header.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      header.querySelector(".tabulator-col-content")?.click();
+    });
+  }
 }
 
 // Tabulator puts its focusable scroll box (so keys can scroll it) straight inside role=grid,
@@ -199,8 +259,14 @@ export function csvLink(threadId, resultId) {
   link.dataset.resultId = resultId;
   const userId = threadId.split(":")[0];
   const path = `api/v0/react/conversations/${encodeURIComponent(threadId)}/results/`;
-  link.href = withKey(`${path}${encodeURIComponent(resultId)}.csv?user_id=${encodeURIComponent(userId)}`);
+  link.href = `${path}${encodeURIComponent(resultId)}.csv?user_id=${encodeURIComponent(userId)}`;
   link.download = `result-${resultId}.csv`;
   label(link, "downloadCsv");
+  // With a key the file is fetched with it in a header: no key in a URL, a log or a history.
+  link.addEventListener("click", (event) => {
+    if (!storedKey()) return;
+    event.preventDefault();
+    downloadWithKey(link.href, link.download).catch(() => {});
+  });
   return link;
 }

@@ -17,6 +17,7 @@ export class ConversationList {
     this.list = document.getElementById("conversation-list");
     this.note = document.getElementById("history-note");
     this.search = document.getElementById("history-search");
+    if (!this.search) return; // a page without the list (an embedding) has nothing to fill
     let timer = null;
     this.search.addEventListener("input", () => {
       clearTimeout(timer);
@@ -25,14 +26,17 @@ export class ConversationList {
   }
 
   async refresh() {
+    if (!this.list) return;
     try {
       const user = this.hooks.user();
-      const items = await fetchConversations(user, currentLang(), this.search.value.trim());
-      showConversationList(this.list, items, this.hooks.active(), {
+      const search = this.search.value.trim();
+      const items = await fetchConversations(user, currentLang(), search);
+      const actions = {
         open: this.hooks.open,
         rename: (threadId, title) => this.rename(threadId, title),
         remove: (threadId) => this.remove(threadId),
-      });
+      };
+      showConversationList(this.list, items, this.hooks.active(), actions, search);
       this.note.hidden = true;
     } catch {
       label(this.note, "historyFailed");

@@ -1,6 +1,13 @@
 // SQL as people read it: laid out by the vendored sql-formatter, coloured by highlight.js, copyable.
+// Both load with the first SQL shown; until then the SQL shows in a simple clause layout.
 
 import { label, t } from "./i18n.js";
+import { loadLibrary, loaded, whenVisible } from "./lazy.js";
+
+/** Load sql-formatter and highlight.js (once); resolves when both are there (or failed). */
+export function whenSqlToolsReady() {
+  return Promise.all([loadLibrary("sqlFormatter"), loadLibrary("hljs")]);
+}
 
 // A simple layout for when sql-formatter cannot parse a dialect's statement.
 const CLAUSES =
@@ -62,7 +69,7 @@ export function copyButton(text, key = "copy", testId = "copy") {
 
 /** Return a block showing `sql` formatted and highlighted, with a copy button. */
 export function sqlBlock(sql, testId = "sql") {
-  const formatted = formatSql(sql);
+  let formatted = formatSql(sql);
   const block = document.createElement("div");
   block.className = "sql-block";
   const pre = document.createElement("pre");
@@ -70,6 +77,15 @@ export function sqlBlock(sql, testId = "sql") {
   pre.dataset.testid = testId;
   const code = document.createElement("code");
   highlightInto(code, formatted);
+  if (!loaded("sqlFormatter") || !loaded("hljs")) {
+    // Laid out and coloured once the tools are here and the block comes near the screen.
+    whenSqlToolsReady().then(() =>
+      whenVisible(pre, () => {
+        formatted = formatSql(sql);
+        highlightInto(code, formatted);
+      }),
+    );
+  }
   pre.append(code);
   block.append(pre, copyButton(() => formatted, "copy", "copy-sql"));
   return block;

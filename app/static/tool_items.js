@@ -27,6 +27,20 @@ export class ToolList {
     this.items.clear();
   }
 
+  /** The outcome of each finished item (ok, error, refused, rejected). */
+  outcomes() {
+    return [...this.items.values()].map((entry) => entry.item.dataset.status);
+  }
+
+  /** A pause waits for a person: the pending items say "waiting for you", not "running". */
+  markWaiting(kind) {
+    for (const { item, status } of this.items.values()) {
+      if (item.dataset.status !== "pending") continue;
+      item.dataset.status = "waiting";
+      label(status, kind === "clarification" ? "toolAsking" : "toolWaiting");
+    }
+  }
+
   /** Add the item of a `tool_call` event: {tool_call_id, tool_name, args, sql}. */
   addCall(call) {
     const item = element("details", "tool-item pending");

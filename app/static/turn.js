@@ -19,6 +19,15 @@ function part(tag, className, testId) {
   return el;
 }
 
+// A turn whose query nobody ran: a person rejected it, or the guard refused it every time.
+function stoppedBadge(data, toolOutcomes) {
+  if (data.sql) return null;
+  const outcomes = [...toolOutcomes, ...(data.sqls ?? []).map((entry) => entry.status)];
+  if (outcomes.includes("rejected")) return "badgeRejected";
+  if (outcomes.includes("refused")) return "badgeRefused";
+  return null;
+}
+
 /** A turn of the thread: build it, feed it stream events, or fill it from history. */
 export class Turn {
   constructor(question) {
@@ -27,8 +36,10 @@ export class Turn {
     this.el = part("article", "turn", "turn");
     const asked = part("p", "turn-question", "turn-question");
     asked.textContent = question; // what a person typed is text, never markup
+    this.actions = part("div", "turn-actions", "turn-actions");
+    this.actions.hidden = true;
+    // Not a live region: the thread has the one for the whole answer (see index.html).
     this.answer = part("div", "answer", "answer");
-    this.answer.setAttribute("aria-live", "polite");
     this.results = part("div", "turn-results");
     this.work = part("details", "turn-work");
     const summary = document.createElement("summary");
@@ -38,7 +49,23 @@ export class Turn {
     this.work.hidden = true;
     this.tools = new ToolList(this.toolBox);
     this.progress = null;
-    this.el.append(asked, this.answer, this.results, this.work);
+    this.data = null; // the final data once answered
+    this.el.append(asked, this.actions, this.answer, this.results, this.work);
+  }
+
+  /** The run waits for a person: its step, chips and pending tool items say so. */
+  waitFor(kind) {
+    this.progress?.waiting(kind);
+    this.tools.markWaiting(kind);
+  }
+
+  /** Mark the turn itself (a refused or rejected query) instead of "done". */
+  showBadge(key) {
+    this.el.querySelector(".turn-badge")?.remove();
+    if (!key) return;
+    const badge = part("span", "turn-badge", "turn-badge");
+    label(badge, key);
+    this.el.querySelector(".turn-question").append(badge);
   }
 
   /** Start following a run: a fresh progress block above the steps. */
@@ -102,7 +129,7 @@ export class Turn {
     const rows = records?.rows?.length ?? 0;
     const total = records?.total_row_count ?? rows;
     const partial = records && (records.is_limited || total > rows) ? { shown: rows, total } : null;
-    const chart = chartView(data.chart, partial);
+    const chart = chartView(data.chart, partial, records);
     if (chart) parts.push(chart);
     if (records?.columns?.length) {
       const csv = threadId && resultId ? csvLink(threadId, resultId) : null;
@@ -119,7 +146,10 @@ export class Turn {
     if (feedback && data.sql) parts.push(feedbackView(data, this.question, runId));
     this.results.replaceChildren(...parts);
     this.work.open = false;
-    this.progress?.finish("done");
+    const badge = stoppedBadge(data, this.tools.outcomes());
+    this.showBadge(badge);
+    this.progress?.finish(badge === "badgeRejected" ? "rejected" : "done");
+    this.data = data;
     this.el.dataset.answered = "true";
   }
 

@@ -86,7 +86,12 @@ async def test_whoami_names_a_keys_one_bound_user(settings: Settings) -> None:
             }.items()
         }
     assert answers["none"]["code"] == 401
-    assert answers["k1"]["data"] == {"keys_required": True, "user_id": None, "users": None}
+    assert answers["k1"]["data"] == {
+        "keys_required": True,
+        "user_id": None,
+        "users": None,
+        "datasets": False,
+    }
     assert answers["k2"]["data"]["user_id"] == "alice"
     assert answers["k3"]["data"]["users"] == ["bob", "carol"]
     assert answers["k3"]["data"]["user_id"] is None

@@ -21,20 +21,6 @@ try:
 except ImportError:  # the browser fixture skips
     Browser = object
 
-# Notes the `node` of each progress event the page's streams receive (before the page does).
-RECORD_PROGRESS = """
-window.__nodes = [];
-const PageEventSource = window.EventSource;
-window.EventSource = class extends PageEventSource {
-  constructor(...args) {
-    super(...args);
-    this.addEventListener("message", (message) => {
-      const data = JSON.parse(message.data)?.data ?? {};
-      if (data.type === "progress") window.__nodes.push(data.node);
-    });
-  }
-};
-"""
 TWO_FRAMES = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 WRONG = "华东最多，约78.2万元；华南为79.5万元。"
@@ -53,13 +39,11 @@ async def test_page_clears_the_doubted_answer_while_the_model_restates_it(
     settings = fast_settings.model_copy(update={"answer_check": "repair"})
     async with running_service(settings, model=model) as service:
         page = await open_progress_page(browser, service.base_url)
-        await page.page.add_init_script(RECORD_PROGRESS)
-        await page.page.reload()
         try:
             await page.ask("各大区销售额")
             await wait_for(model.entered[2])
             # The first answer was streamed, then dropped at the review_answer step.
-            await page.page.wait_for_function("window.__nodes.includes('review_answer')")
+            await page.page.wait_for_function("window.__streamText.includes('review_answer')")
             await page.page.evaluate(TWO_FRAMES)  # a pending render of the tokens is done
             assert await page.hook("answer").inner_text() == ""
             model.gates[2].set()

@@ -51,14 +51,14 @@ async def test_the_page_asks_for_a_key_before_anything_says_missing_or_invalid(
     tab = await open_tab(served.browser, served.url, locale="en-US")
     await expect(tab.hook("key-notice")).to_be_visible()
     assert "invalid" not in (await tab.page.locator("body").inner_text()).lower()
-    tab.page.once("dialog", lambda dialog: dialog.accept(FREE_KEY))
-
     await tab.hook("enter-key").click()
+    await expect(tab.hook("key-input")).to_have_attribute("type", "password")
+    await tab.hook("key-input").fill(FREE_KEY)
+    await tab.hook("key-save").click()
 
     await expect(tab.hook("key-notice")).to_be_hidden()
     await expect(tab.hook("conversation-list")).to_contain_text("No conversations yet")
     assert await tab.page.evaluate("localStorage.getItem('sqlAgentApiKey')") == FREE_KEY
-    tab.page.once("dialog", lambda dialog: dialog.accept())
     await tab.hook("forget-key").click()
     await expect(tab.hook("key-notice")).to_be_visible()
     assert await tab.page.evaluate("localStorage.getItem('sqlAgentApiKey')") is None
@@ -71,6 +71,7 @@ async def test_a_key_bound_to_one_user_answers_as_that_user_without_a_user_field
     served.model.routes[question] = ScriptedChatModel(replies=[answer("Answered for alice.")])
     tab = await open_tab(served.browser, served.url, locale="en-US", api_key=ALICE_KEY)
     await expect(tab.hook("acting-as")).to_have_text("Acting as alice")
+    await expect(tab.hook("user-id-input")).to_be_hidden()  # the key says who asks
 
     await tab.ask(question)
 

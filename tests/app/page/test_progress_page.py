@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -50,17 +51,61 @@ STORES_BY_REGION_SQL = (
 )
 STORES_ANSWER = "共有 7 个地区，华东的门店最多（8 家）。"
 
-# Wraps EventSource so a test can see whether the page closed its streams.
-TRACK_EVENT_SOURCES = """
-window.__eventSources = [];
-const NativeEventSource = window.EventSource;
-window.EventSource = class extends NativeEventSource {
-  constructor(...args) {
-    super(...args);
-    window.__eventSources.push(this);
-  }
+# Wraps fetch so a test can see whether the page closed its streams (and what they carried).
+TRACK_STREAMS = """
+window.__streams = [];
+window.__streamText = "";
+const pageFetch = window.fetch;
+window.fetch = async (input, init) => {
+  const response = await pageFetch(input, init);
+  if (!String(input).includes("ask_react_agent_stream") || !response.body) return response;
+  const entry = { closed: false };
+  window.__streams.push(entry);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const body = new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          entry.closed = true;
+          controller.close();
+          return;
+        }
+        window.__streamText += decoder.decode(value, { stream: true });
+        controller.enqueue(value);
+      } catch (error) {
+        entry.closed = true;
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      entry.closed = true;
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status, statusText: response.statusText, headers: response.headers,
+  });
 };
 """
+
+
+def stream_body(request: Any) -> dict[str, str]:
+    """Return a stream request's fields as the old GET query had them (booleans as text)."""
+    if request.method == "GET":
+        query = parse_qs(urlsplit(request.url).query)
+        return {key: values[0] for key, values in query.items()}
+    body = json.loads(request.post_data or "{}")
+
+    def text(value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, dict):
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return str(value)
+
+    return {key: text(value) for key, value in body.items()}
 
 
 def browser_missing() -> str | None:
@@ -98,7 +143,7 @@ class ProgressPage:
     """The page in a browser tab, its test hooks, and what it asked the stream endpoint."""
 
     page: Page
-    stream_urls: list[str] = field(default_factory=list)
+    stream_requests: list[Any] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
 
     def hook(self, name: str) -> Locator:
@@ -117,35 +162,34 @@ class ProgressPage:
         await self.hook("question-input").fill(question)
         await self.hook("submit").click()
 
+    def record(self, request: Any) -> None:
+        """Keep `request` if it asks the stream endpoint."""
+        if STREAM_PATH in request.url:
+            self.stream_requests.append(request)
+
     def stream_query(self, index: int) -> dict[str, str]:
-        """Return the query parameters of the page's `index`-th stream request."""
-        query = parse_qs(urlsplit(self.stream_urls[index]).query)
-        return {key: values[0] for key, values in query.items()}
+        """Return the fields of the page's `index`-th stream request (its POST body)."""
+        return stream_body(self.stream_requests[index])
 
     async def progress_value(self) -> int:
         """Return the progress bar's aria-valuenow."""
         return int(await self.hook("progress-bar").get_attribute("aria-valuenow") or "-1")
 
     async def assert_streams_closed(self) -> None:
-        """Assert the page has finished its run and closed every EventSource it opened."""
+        """Assert the page has finished its run and closed every stream it opened."""
         await expect(self.hook("submit")).to_be_enabled()
-        # Checked at once: a stream left open would still be OPEN or reconnecting now.
-        states = await self.page.evaluate("window.__eventSources.map((s) => s.readyState)")
-        assert states and all(state == 2 for state in states), states  # 2 = CLOSED
+        # Checked at once: a stream left open would still be being read now.
+        states = await self.page.evaluate("window.__streams.map((s) => s.closed)")
+        assert states and all(states), states
 
 
 async def open_progress_page(browser: Browser, base_url: str) -> ProgressPage:
     """Open the page served at `base_url` in a new tab that records its stream requests."""
     context = await browser.new_context(viewport={"width": 1000, "height": 900}, locale="zh-CN")
     page = await context.new_page()
-    await page.add_init_script(TRACK_EVENT_SOURCES)
+    await page.add_init_script(TRACK_STREAMS)
     progress_page = ProgressPage(page)
-    page.on(
-        "request",
-        lambda request: (
-            progress_page.stream_urls.append(request.url) if STREAM_PATH in request.url else None
-        ),
-    )
+    page.on("request", progress_page.record)
     page.on("pageerror", lambda error: progress_page.page_errors.append(str(error)))
     await page.goto(base_url + "/")
     await expect(page).to_have_title("数据问答")
@@ -180,9 +224,10 @@ async def test_root_serves_the_page_and_its_script_and_style(fast_settings: Sett
     assert page.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert 'data-testid="question-input"' in page.text
-    assert 'src="static/app.js"' in page.text and 'href="static/app.css"' in page.text
+    assert re.search(r'src="static/app\.js\?v=\w+"', page.text)
+    assert re.search(r'href="static/app\.css\?v=\w+"', page.text)
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
-    assert "new EventSource(" in script.text
+    assert 'from "./run.js"' in script.text
     assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
 
 
@@ -236,7 +281,7 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
         await expect(page.hook("error-box")).to_be_hidden()
         await expect(page.hook("conversation-id")).to_have_text(re.compile(r"^guest:\d{17}$"))
         await page.assert_streams_closed()
-        assert len(page.stream_urls) == 1
+        assert len(page.stream_requests) == 1
         assert page.stream_query(0) == {
             "question": QUESTION,
             "lang": "zh-CN",
@@ -266,7 +311,7 @@ async def test_page_shows_the_error_event_in_the_error_box(
     await expect(page.hook("status")).to_have_text("出错了")
     # The error names a thread that never ran; the page must not continue it.
     await expect(page.hook("conversation-id")).to_be_empty()
-    assert len(page.stream_urls) == 1
+    assert len(page.stream_requests) == 1
     assert page.page_errors == []
 
 
@@ -287,18 +332,62 @@ async def test_page_in_english_asks_in_english_and_shows_the_english_error(
     assert page.page_errors == []
 
 
-async def test_page_reports_a_lost_connection(fast_settings: Settings, browser: Browser) -> None:
-    async def bad_gateway(route: Any) -> None:
-        await route.fulfill(status=502, content_type="text/plain", body="Bad Gateway")
+STATUS_MESSAGES = {
+    401: "API 密钥缺失或不正确（HTTP 401）。",
+    403: "没有权限这样提问（HTTP 403）。",
+    429: "提问太频繁了（HTTP 429）。",
+    502: "服务出错了（HTTP 502），请稍后重试。",
+}
+
+
+@pytest.mark.parametrize("status", sorted(STATUS_MESSAGES))
+async def test_each_status_of_the_stream_shows_its_own_message(
+    fast_settings: Settings, browser: Browser, status: int
+) -> None:
+    # A proxy or gateway in front of the service answers these (the service's own refusals
+    # come as `error` events); an EventSource could not tell any of them from a lost line.
+    async def refuse(route: Any) -> None:
+        headers = {"Retry-After": "2"} if status == 429 else {}
+        await route.fulfill(status=status, content_type="text/plain", body="no", headers=headers)
 
     async with running_service(fast_settings) as service:
         page = await open_progress_page(browser, service.base_url)
-        await page.page.route(f"**{STREAM_PATH}*", bad_gateway)
+        await page.page.route(f"**{STREAM_PATH}*", refuse)
+        await page.ask(QUESTION)
+
+        await expect(page.hook("error-box")).to_contain_text(STATUS_MESSAGES[status])
+        await page.assert_streams_closed()
+        retry = page.hook("retry")
+        if status == 429:  # Retry is live once Retry-After has passed, counting down till then
+            await expect(retry).to_be_disabled()
+            await expect(retry).to_have_text(re.compile(r"^[12] 秒后可重试$"))
+        await expect(retry).to_be_enabled(timeout=(WAIT_SECONDS + 3) * 1000)
+        await expect(retry).to_have_text("重试")
+
+    assert "连接中断" not in (await page.hook("error-box").inner_text())
+    assert page.page_errors == []
+
+
+async def test_page_reports_a_stream_cut_before_its_end_as_a_lost_connection(
+    fast_settings: Settings, browser: Browser
+) -> None:
+    cut = 'id: run1:1\ndata: {"code":200,"success":true,"data":{"type":"started"}}\n\n'
+    resumed_from: list[str | None] = []
+
+    async def cut_short(route: Any) -> None:
+        resumed_from.append(route.request.headers.get("last-event-id"))
+        await route.fulfill(status=200, content_type="text/event-stream", body=cut)
+
+    async with running_service(fast_settings) as service:
+        page = await open_progress_page(browser, service.base_url)
+        await page.page.route(f"**{STREAM_PATH}*", cut_short)
         await page.ask(QUESTION)
 
         await expect(page.hook("error-box")).to_contain_text("连接中断")
         await page.assert_streams_closed()
 
+    # It picked the run up again from the last event it had, as a browser would, then gave up.
+    assert resumed_from == [None, "run1:1", "run1:1", "run1:1"]
     await expect(page.hook("answer")).to_be_empty()
     assert page.page_errors == []
 

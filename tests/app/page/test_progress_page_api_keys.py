@@ -10,7 +10,7 @@ from tests.support.live_server import running_service
 from tests.support.scripted_model import ScriptedChatModel, answer
 
 try:
-    from playwright.async_api import Browser, Dialog, expect
+    from playwright.async_api import Browser, expect
 except ImportError:  # the browser fixture skips, or fails under REQUIRE_BROWSER=1
     pass
 
@@ -23,23 +23,29 @@ async def test_page_asks_for_the_key_once_keeps_it_and_streams_with_it(
 ) -> None:
     keyed = fast_settings.model_copy(update={"api_keys": SecretStr(f"{KEY}=alice")})
     model = ScriptedChatModel(replies=[answer("第一个回答"), answer("第二个回答")])
-    prompts: list[str] = []
-
-    async def enter_key(dialog: Dialog) -> None:
-        prompts.append(dialog.message)
-        await dialog.accept("wrong-key" if len(prompts) == 1 else KEY)
-
     async with running_service(keyed, model=model) as service:
         page = await open_progress_page(browser, service.base_url)
-        page.page.on("dialog", enter_key)
-        await page.ask("第一个问题", user_id="alice")
+        await page.hook("user-id-input").fill("alice")
+        await page.hook("question-input").fill("第一个问题")
+        await page.hook("submit").click()
+        # The key is typed into a password field of the page's own dialog, never a prompt().
+        dialog = page.hook("key-dialog")
+        await expect(dialog).to_be_visible()
+        await expect(page.hook("key-input")).to_have_attribute("type", "password")
+        await page.hook("key-input").fill("wrong-key")
+        await page.hook("key-save").click()
+        await expect(dialog).to_be_visible()  # a wrong key is asked again
+        await page.hook("key-input").fill(KEY)
+        await page.hook("key-save").click()
         await expect(page.hook("answer")).to_have_text("第一个回答")
         await page.ask("第二个问题")
         await expect(page.hook("answer").last).to_have_text("第二个回答")
+        await expect(dialog).to_be_hidden()
         stored = await page.page.evaluate("localStorage.getItem('sqlAgentApiKey')")
 
-    # A wrong key is asked again; the right one is kept and not asked for the second time.
-    assert len(prompts) == 2 and "API" in prompts[0]
     assert stored == KEY
-    assert [page.stream_query(i)["api_key"] for i in range(2)] == [KEY, KEY]
+    # The key goes in a header, never in the stream's URL (which logs and histories keep).
+    requests = page.stream_requests
+    assert [await r.header_value("authorization") for r in requests] == [f"Bearer {KEY}"] * 2
+    assert all("api_key" not in r.url for r in requests)
     assert page.page_errors == []

@@ -56,14 +56,9 @@ async def open_offline(browser: Browser, url: str) -> tuple[progress.ProgressPag
             await route.abort()
 
     await page.route("**/*", local_only)
-    await page.add_init_script(progress.TRACK_EVENT_SOURCES)
+    await page.add_init_script(progress.TRACK_STREAMS)
     opened = progress.ProgressPage(page)
-    page.on(
-        "request",
-        lambda request: (
-            opened.stream_urls.append(request.url) if progress.STREAM_PATH in request.url else None
-        ),
-    )
+    page.on("request", opened.record)
     page.on("pageerror", lambda error: opened.page_errors.append(str(error)))
     await page.goto(url)
     return opened, blocked
@@ -97,7 +92,12 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
 
         # The chart: ECharts (served by the service itself) painted the canvas.
         await expect(page.hook("chart")).to_be_visible()
-        await page.page.wait_for_function(f"({PAINTED_PIXELS})() > 2000")
+        # Polled in the page frame by frame (wait_for_function would eval, which the CSP bars).
+        painted = f"""async () => {{
+          while (({PAINTED_PIXELS})() <= 2000) await new Promise(requestAnimationFrame);
+          return true;
+        }}"""
+        assert await asyncio.wait_for(page.page.evaluate(painted), progress.WAIT_SECONDS)
 
         # The tool item: the query laid out clause by clause, its preview, a CSV link.
         item = page.hook("tool-item")
@@ -189,7 +189,11 @@ async def test_history_reads_both_role_vocabularies_and_sql_is_laid_out_by_sql_f
             messages,
         )
         laid_out = await page.page.evaluate(
-            """async (sql) => (await import("/static/sql_format.js")).formatSql(sql)""",
+            """async (sql) => {
+              const sqlFormat = await import("/static/sql_format.js");
+              await sqlFormat.whenSqlToolsReady();  // loaded with the first SQL shown
+              return sqlFormat.formatSql(sql);
+            }""",
             "select a, 'x from y' as b from t join u on t.id = u.id where a > 1 and b < 2",
         )
 

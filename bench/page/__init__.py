@@ -1,0 +1,1 @@
+"""The chat page measured in a throttled browser (issue #52): scroll frames, first screen."""
