@@ -24,8 +24,8 @@ from react_agent.errors import ConfigurationError, ServiceError
 
 OPEN_PATHS = frozenset({"/", "/health", "/ready", "/api/v0/ready"})
 """Paths anyone may fetch: the page itself, the health check and readiness (for probes)."""
-OPEN_PREFIXES = ("/static/",)
-"""The page's own files."""
+OPEN_PREFIXES = ("/static/", "/embed/")
+"""The page's own files, and the chat component's script (app/routes/embed.py)."""
 WHOAMI_PATH = "/api/v0/whoami"
 """Whom the request's key acts for: the page fills in a key's one bound user from it."""
 API_KEY_QUERY_PARAMETER = "api_key"
