@@ -165,6 +165,7 @@ export class SqlAgentChat extends HTMLElement {
     this.clarification.hide();
     hideError(this.errorBox);
     turn.startProgress();
+    applyLanguage(turn.el); // its labels set by attribute only (the progress bar's name)
     const run = { turn, settled: false, controller: new AbortController(), runId: "", userId: "" };
     this.current = run;
     this.setRunning(true);

@@ -181,6 +181,30 @@ async def test_the_chat_pauses_for_approval_and_the_approved_query_runs(
     assert tab.errors == []
 
 
+async def test_the_chat_asks_back_and_a_chosen_option_resumes_the_run(
+    embedding: Embedding,
+) -> None:
+    options = ["下单日期", "付款日期"]
+    embedding.stub.script(
+        Reply(tool_calls=[ToolCall("ask_user", {"question": "按哪个日期？", "options": options})]),
+        Reply(text="按付款日期统计。"),
+    )
+    tab = await open_demo(embedding, embedding.listed)
+    await ask(tab, "上个月销售额？")
+
+    await expect(tab.hook("clarification-question")).to_have_text("按哪个日期？")
+    await expect(tab.hook("clarification-option")).to_have_text(options)
+    assert stream_requests(tab)[0].post_data_json["clarify"] is True
+    assert await tab.axe_serious() == []  # the host page and the chat's shadow root
+    await tab.hook("clarification-option").nth(1).click()
+
+    await expect(tab.hook("answer")).to_have_text("按付款日期统计。")
+    await expect(tab.hook("clarification-card")).to_be_hidden()
+    resumed = stream_requests(tab)[1].post_data_json["resume"]
+    assert resumed["action"] == "answer" and resumed["text"] == "付款日期"
+    assert tab.errors == []
+
+
 async def test_a_site_not_in_embed_origins_is_refused_by_the_browser(
     embedding: Embedding,
 ) -> None:
