@@ -18,6 +18,7 @@ const STATIC_BASE = new URL("../static/", import.meta.url);
 const STREAM_PATH = "api/v0/ask_react_agent_stream";
 const MAX_QUESTION_CHARS = 2000;
 const LANGS = { zh: "zh-CN", "zh-cn": "zh-CN", en: "en-US", "en-us": "en-US" };
+const MAX_RECONNECTS = 3;
 const FOLLOW_SLACK_PX = 80; // the thread follows new text unless the reader scrolled further up
 
 function langOf(value) {
@@ -166,18 +167,17 @@ export class SqlAgentChat extends HTMLElement {
     hideError(this.errorBox);
     turn.startProgress();
     applyLanguage(turn.el); // its labels set by attribute only (the progress bar's name)
-    const run = { turn, settled: false, controller: new AbortController(), runId: "", userId: "" };
+    const run = { turn, settled: false, controller: new AbortController(), lastId: "" };
+    Object.assign(run, { runId: "", userId: "" });
     this.current = run;
     this.setRunning(true);
     try {
-      const response = await fetch(new URL(STREAM_PATH, this.endpoint), {
-        method: "POST",
-        headers: await this.headers(),
-        body: JSON.stringify(body),
-        signal: run.controller.signal,
-      });
-      if (!response.ok) this.fail(run, await envelopeOf(response));
-      else await this.read(run, response);
+      // A stream cut before its answer resumes where it broke (Last-Event-ID): the service
+      // keeps the run going meanwhile, and sends only what was missed.
+      for (let tries = 0; !(await this.stream(run, body)) && this.current === run; tries += 1) {
+        if (run.settled || !run.lastId || tries >= MAX_RECONNECTS) break;
+        turn.progress.say("reconnecting");
+      }
       if (!run.settled && this.current === run) this.fail(run, { message: t("connectionLost") });
     } catch (error) {
       if (this.current === run) this.fail(run, { message: `${t("connectionLost")} (${error.message})` });
@@ -189,20 +189,54 @@ export class SqlAgentChat extends HTMLElement {
     }
   }
 
+  /** Follow one request of `run`'s stream; true when it is over, false when it broke. */
+  async stream(run, body) {
+    const headers = await this.headers();
+    if (run.lastId) headers["Last-Event-ID"] = run.lastId;
+    let response;
+    try {
+      response = await fetch(new URL(STREAM_PATH, this.endpoint), {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: run.controller.signal,
+      });
+    } catch (error) {
+      if (error.name === "AbortError" || !run.lastId) throw error;
+      return false; // the service is out of reach for now: try again
+    }
+    if (response.status === 204) return true; // a resumed run with nothing more to send
+    if (!response.ok) {
+      this.fail(run, await envelopeOf(response));
+      return true;
+    }
+    try {
+      return await this.read(run, response);
+    } catch (error) {
+      if (error.name === "AbortError") throw error;
+      return false; // the connection broke mid-stream
+    }
+  }
+
+  /** Show the events of `response`; true once `end` (or a failure) came, false if cut short. */
   async read(run, response) {
     for await (const event of readEventStream(response)) {
-      if (this.current !== run) return; // stopped
-      if (event.id) run.runId = event.id.split(":")[0];
+      if (this.current !== run) return true; // stopped
+      if (event.id) {
+        run.lastId = event.id;
+        run.runId = event.id.split(":")[0];
+      }
       let envelope;
       try {
         envelope = JSON.parse(event.data);
       } catch {
         this.fail(run, { message: t("badEvent") });
-        return;
+        return true;
       }
-      if (this.onEvent(run, envelope) === "end") return;
+      if (this.onEvent(run, envelope) === "end") return true;
       this.followThread();
     }
+    return false;
   }
 
   onEvent(run, envelope) {

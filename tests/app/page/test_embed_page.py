@@ -27,6 +27,7 @@ from tests.app.page.chat_page_support import Tab, chromium, open_tab, skip_witho
 from tests.support.live_server import running_service
 from tests.support.openai_stub import OpenAIStub, Reply, ToolCall
 from tests.support.sse import STREAM_PATH
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -202,6 +203,60 @@ async def test_the_chat_asks_back_and_a_chosen_option_resumes_the_run(
     await expect(tab.hook("clarification-card")).to_be_hidden()
     resumed = stream_requests(tab)[1].post_data_json["resume"]
     assert resumed["action"] == "answer" and resumed["text"] == "付款日期"
+    assert tab.errors == []
+
+
+async def test_a_stream_cut_short_resumes_from_its_last_event(embedding: Embedding) -> None:
+    embedding.stub.script(
+        Reply(tool_calls=[ToolCall("run_sql", {"sql": REGIONS_SQL})]),
+        Reply(text="华东的门店最多。"),
+    )
+    tab = await open_demo(embedding, embedding.listed)
+    sent: list[str] = []
+
+    async def cut_after_three_events(route: Any) -> None:
+        response = await route.fetch()
+        events = (await response.text()).split("\n\n")
+        sent.extend(events[:3])
+        # The body ends there, with no `end`: as a connection that broke.
+        await route.fulfill(response=response, body="\n\n".join(sent) + "\n\n")
+
+    await tab.page.route(f"{embedding.service}{STREAM_PATH}", cut_after_three_events, times=1)
+    await ask(tab, "各地区门店数？")
+
+    await expect(tab.hook("answer")).to_have_text("华东的门店最多。")
+    await expect(tab.hook("results-table").locator(".tabulator-row")).to_have_count(7)
+    first, resumed = stream_requests(tab)
+    last_id = next(line[4:] for line in sent[-1].splitlines() if line.startswith("id: "))
+    assert (await resumed.all_headers())["last-event-id"] == last_id
+    assert (await first.all_headers()).get("last-event-id") is None
+    await expect(tab.hook("status")).to_have_text("已完成")
+    assert tab.errors == []
+
+
+async def test_stop_cancels_the_run_through_the_cancel_route_across_origins(
+    embedding: Embedding,
+) -> None:
+    held = threading.Event()
+    embedding.stub.script(Reply(text="不会说完的回答", wait_for=held))
+    tab = await open_demo(embedding, embedding.listed)
+    asked = len(embedding.stub.requests)
+    try:
+        await ask(tab, "一个要停下的问题")
+        await expect(tab.hook("stop")).to_be_visible()
+        # The model call is under way (and the scripted reply taken): stop in the middle.
+        assert await eventually(lambda: len(embedding.stub.requests) > asked)
+        async with tab.page.expect_response(lambda r: r.url.endswith("/cancel")) as cancelled:
+            await tab.hook("stop").click()
+        response = await cancelled.value
+    finally:
+        held.set()
+    # Readable by the host's page: the preflight and the answer carried the CORS headers.
+    assert response.status == 200
+    assert (await response.json())["data"]["status"] in ("cancelling", "finished")
+    await expect(tab.hook("status")).to_have_text("已停止")
+    await expect(tab.hook("stop")).to_be_hidden()
+    await expect(tab.hook("submit")).to_be_enabled()
     assert tab.errors == []
 
 
