@@ -65,6 +65,7 @@ def install_cors(app: Quart, origins: frozenset[str]) -> None:
                 origin=origin,
             )
         response = Response("", status=204)
+        del response.headers["Content-Type"]  # 204 has no body, so no type either
         response.headers["Access-Control-Allow-Methods"] = ALLOWED_METHODS
         response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
         response.headers["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE

@@ -24,5 +24,6 @@ async def chat_component_script() -> Response:
     response = await current_app.send_static_file(COMPONENT_FILE)
     # One URL across releases: browsers check it again rather than keep an old copy.
     response.headers["Cache-Control"] = "no-cache"
+    response.headers.pop("Expires", None)
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
