@@ -19,7 +19,7 @@ from app.app_state import (
     thread_id_clock_of,
 )
 from app.auth import install_api_keys, load_api_keys
-from app.cors import install_cors
+from app.cors import install_embedding
 from app.errors import register_error_handlers
 from app.mcp.server import build_mcp_server
 from app.mcp.tools import DataTools
@@ -33,7 +33,6 @@ from app.routes import (
     conversation_edits,
     conversations,
     datasets,
-    embed,
     exports,
     feedback,
     health,
@@ -96,7 +95,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     install_app_state(app, settings)
     install_observability(app, settings)  # first: its hooks see every request
-    install_cors(app, settings.embed_origin_set)  # before the key check: preflights carry none
+    install_embedding(app, settings.embed_origin_set)  # CORS: before the key check's hook
     exit_stack = AsyncExitStack()
 
     @app.before_serving
@@ -131,7 +130,6 @@ def create_app(
     app.register_blueprint(ready.blueprint)
     app.register_blueprint(page.blueprint)
     app.register_blueprint(static_files.blueprint)
-    app.register_blueprint(embed.blueprint)
     app.register_blueprint(feedback.blueprint)
     app.register_blueprint(training_data.blueprint)
     app.register_blueprint(audit.blueprint)

@@ -16,6 +16,7 @@ from quart import Quart, Response, request
 
 from app.routes.ask_stream import STREAM_PATH
 from app.routes.embed import EMBED_PREFIX
+from app.routes.embed import blueprint as embed_blueprint
 from react_agent.errors import ServiceError
 
 STATIC_PREFIX = "/static/"
@@ -42,6 +43,12 @@ def is_preflight() -> bool:
         and "Origin" in request.headers
         and "Access-Control-Request-Method" in request.headers
     )
+
+
+def install_embedding(app: Quart, origins: frozenset[str]) -> None:
+    """Serve the chat component's script (routes/embed) and let `origins` use it (CORS)."""
+    app.register_blueprint(embed_blueprint)
+    install_cors(app, origins)
 
 
 def install_cors(app: Quart, origins: frozenset[str]) -> None:

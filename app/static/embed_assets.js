@@ -1,16 +1,19 @@
-// What an embedded chat (<sql-agent-chat>) takes from the page: the vendored libraries (as the
-// page loads them, once per host page), its style sheets, and the cards' markup of index.html.
+// What an embedded chat (<sql-agent-chat>) takes from the page: the libraries index.html loads
+// with the page (the rest come with the first answer that needs them: lazy.js), its style
+// sheets, and the cards' markup of index.html.
 
 // Each library's global, checked first: a host page that has it already keeps its own.
 const LIBRARIES = [
   ["marked", "vendor/marked/marked.umd.js"],
   ["DOMPurify", "vendor/dompurify/purify.min.js"],
-  ["echarts", "vendor/echarts/echarts.min.js"],
-  ["Tabulator", "vendor/tabulator/tabulator.min.js"],
-  ["hljs", "vendor/highlight/highlight.min.js"],
-  ["sqlFormatter", "vendor/sql-formatter/sql-formatter.min.js"],
 ];
-const STYLES = ["vendor/tabulator/tabulator.min.css", "vendor/highlight/github.min.css", "app.css"];
+// The lazy libraries' sheets too: lazy.js adds them to the host's document, not to the shadow root.
+const STYLES = [
+  "vendor/tabulator/tabulator.min.css",
+  "vendor/highlight/github.min.css",
+  "app.css",
+  "chat.css",
+];
 // The page's parts the chat shows in its shadow root, found by their ids in index.html.
 const PAGE_PARTS = ["error-box", "approval-card", "clarification-card"];
 

@@ -9,16 +9,15 @@
 import { ApprovalCard } from "../static/approval.js";
 import { ClarificationCard } from "../static/clarification.js";
 import { loadLibraries, pageParts, styleLinks } from "../static/embed_assets.js";
-import { hideError, showError } from "../static/errors.js";
-import { readEventStream } from "../static/event_stream.js";
-import { applyLanguage, currentLang, label, t, useLang } from "../static/i18n.js";
+import { hideError } from "../static/errors.js";
+import { applyLanguage, currentLang, label, useLang } from "../static/i18n.js";
+import { Run } from "../static/run.js";
 import { Turn } from "../static/turn.js";
 
 const STATIC_BASE = new URL("../static/", import.meta.url);
 const STREAM_PATH = "api/v0/ask_react_agent_stream";
 const MAX_QUESTION_CHARS = 2000;
 const LANGS = { zh: "zh-CN", "zh-cn": "zh-CN", en: "en-US", "en-us": "en-US" };
-const MAX_RECONNECTS = 3;
 const FOLLOW_SLACK_PX = 80; // the thread follows new text unless the reader scrolled further up
 
 function langOf(value) {
@@ -32,11 +31,6 @@ function element(tag, className, testId) {
   return el;
 }
 
-async function envelopeOf(response) {
-  const body = await response.json().catch(() => null);
-  return body?.message ? body : { message: `HTTP ${response.status}` };
-}
-
 /** The chat element: a thread of turns, the cards, and a composer. */
 export class SqlAgentChat extends HTMLElement {
   static observedAttributes = ["lang"];
@@ -47,7 +41,7 @@ export class SqlAgentChat extends HTMLElement {
     super();
     this.attachShadow({ mode: "open" });
     this.conversationId = "";
-    this.current = null; // the run being followed: {turn, settled, controller, runId, userId}
+    this.current = null; // the Run being followed (run.js, as on the page)
     this.ready = null;
   }
 
@@ -83,6 +77,7 @@ export class SqlAgentChat extends HTMLElement {
     const chat = element("div", "chat");
     this.thread = element("div", "thread", "thread");
     this.thread.setAttribute("aria-live", "polite");
+    this.watchThread();
     [this.errorBox] = parts;
     chat.append(this.thread, ...parts, this.composer());
     root.append(chat);
@@ -133,15 +128,13 @@ export class SqlAgentChat extends HTMLElement {
     return base;
   }
 
-  async headers() {
-    const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  async headers(headers = { "Content-Type": "application/json" }) {
     // The global function the attribute names; a dotted name reaches into an object (app.key).
     const named = (this.getAttribute("api-key-provider") || "").split(".").filter(Boolean);
     const global = named.length ? named.reduce((owner, name) => owner?.[name], window) : null;
     const provider = this.#keyProvider ?? global;
     const key = typeof provider === "function" ? String((await provider()) ?? "").trim() : "";
-    if (key) headers.Authorization = `Bearer ${key}`;
-    return headers;
+    return key ? { ...headers, Authorization: `Bearer ${key}` } : headers;
   }
 
   /** Ask `question` (the composer's text when omitted) in this chat's conversation. */
@@ -158,125 +151,39 @@ export class SqlAgentChat extends HTMLElement {
     const userId = this.getAttribute("user-id");
     if (userId) body.user_id = userId;
     if (this.conversationId) body.thread_id = this.conversationId;
-    await this.follow(body, turn);
+    this.follow(body, turn);
   }
 
-  async follow(body, turn) {
+  follow(body, turn) {
     this.approval.hide();
     this.clarification.hide();
-    hideError(this.errorBox);
-    turn.startProgress();
-    applyLanguage(turn.el); // its labels set by attribute only (the progress bar's name)
-    const run = { turn, settled: false, controller: new AbortController(), lastId: "" };
-    Object.assign(run, { runId: "", userId: "" });
-    this.current = run;
-    this.setRunning(true);
-    try {
-      // A stream cut before its answer resumes where it broke (Last-Event-ID): the service
-      // keeps the run going meanwhile, and sends only what was missed.
-      for (let tries = 0; !(await this.stream(run, body)) && this.current === run; tries += 1) {
-        if (run.settled || !run.lastId || tries >= MAX_RECONNECTS) break;
-        turn.progress.say("reconnecting");
-      }
-      if (!run.settled && this.current === run) this.fail(run, { message: t("connectionLost") });
-    } catch (error) {
-      if (this.current === run) this.fail(run, { message: `${t("connectionLost")} (${error.message})` });
-    } finally {
-      if (this.current === run) {
-        this.current = null;
-        this.setRunning(false);
-      }
-    }
-  }
-
-  /** Follow one request of `run`'s stream; true when it is over, false when it broke. */
-  async stream(run, body) {
-    const headers = await this.headers();
-    if (run.lastId) headers["Last-Event-ID"] = run.lastId;
-    let response;
-    try {
-      response = await fetch(new URL(STREAM_PATH, this.endpoint), {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal: run.controller.signal,
-      });
-    } catch (error) {
-      if (error.name === "AbortError" || !run.lastId) throw error;
-      return false; // the service is out of reach for now: try again
-    }
-    if (response.status === 204) return true; // a resumed run with nothing more to send
-    if (!response.ok) {
-      this.fail(run, await envelopeOf(response));
-      return true;
-    }
-    try {
-      return await this.read(run, response);
-    } catch (error) {
-      if (error.name === "AbortError") throw error;
-      return false; // the connection broke mid-stream
-    }
-  }
-
-  /** Show the events of `response`; true once `end` (or a failure) came, false if cut short. */
-  async read(run, response) {
-    for await (const event of readEventStream(response)) {
-      if (this.current !== run) return true; // stopped
-      if (event.id) {
-        run.lastId = event.id;
-        run.runId = event.id.split(":")[0];
-      }
-      let envelope;
-      try {
-        envelope = JSON.parse(event.data);
-      } catch {
-        this.fail(run, { message: t("badEvent") });
-        return true;
-      }
-      if (this.onEvent(run, envelope) === "end") return true;
-      this.followThread();
-    }
-    return false;
-  }
-
-  onEvent(run, envelope) {
-    const data = envelope?.data ?? {};
-    if (data.type === "error" || envelope?.success === false) {
-      this.fail(run, envelope);
-      return "end";
-    }
-    const turn = run.turn;
-    switch (data.type) {
-      case "started":
-        run.userId = data.user_id ?? "";
-        if (data.thread_id) this.conversationId = data.thread_id;
-        turn.progress.enter("understand");
-        break;
-      case "progress":
-        turn.progress.onProgress(data);
-        if (data.answer_repair) turn.restartAnswer();
-        break;
-      case "token":
-        if (!data.subagent) turn.addToken(data.content ?? "");
-        break;
-      case "completed":
-        run.settled = true;
+    const hooks = {
+      conversation: () => this.conversationId,
+      setConversation: (id) => {
+        this.conversationId = id || this.conversationId;
+      },
+      completed: (run, data) => {
         if (data.conversation_id) this.conversationId = data.conversation_id;
-        turn.showResult(data, { threadId: this.conversationId, feedback: false });
+        run.turn.showResult(data, { threadId: this.conversationId, feedback: false });
         this.emit("sql-agent-answer", data);
-        break;
-      case "interrupt":
-        run.settled = true;
-        this.conversationId = data.thread_id ?? this.conversationId;
-        turn.progress.waiting(data.kind);
-        this.showPause(data, turn);
-        break;
-      case "end":
-        return "end";
-      default:
-        break; // a newer service may send types this chat does not know
-    }
-    return null;
+      },
+      paused: (run, data) => this.showPause(data, run.turn),
+      finished: (run) => this.finished(run),
+      retry: (run) => this.retry(run),
+      revealed: (box) => this.emit("sql-agent-error", box?.textContent ?? ""),
+    };
+    const url = new URL(STREAM_PATH, this.endpoint);
+    const options = { stream: { url, authorize: (h) => this.headers(h) }, box: this.errorBox };
+    this.current = new Run(turn, body, hooks, options);
+    this.setRunning(true);
+    this.current.start();
+    applyLanguage(turn.el); // its labels set by attribute only (the progress bar's name)
+  }
+
+  finished(run) {
+    if (this.current !== run) return;
+    this.current = null;
+    this.setRunning(false);
   }
 
   showPause(data, turn) {
@@ -291,27 +198,16 @@ export class SqlAgentChat extends HTMLElement {
     this.follow({ ...body, resume: decision }, turn);
   }
 
-  fail(run, envelope) {
-    run.settled = true;
-    run.turn.progress?.finish("failed");
-    const question = run.turn.question;
-    showError(envelope, () => this.retry(run.turn, question), this.errorBox);
-    this.emit("sql-agent-error", envelope);
-  }
-
-  retry(turn, question) {
+  retry(run) {
     if (this.current) return;
-    turn.el.remove();
-    this.send(question);
+    run.turn.el.remove();
+    this.send(run.turn.question);
   }
 
   stopRun() {
     const run = this.current;
     if (!run) return;
-    this.current = null;
-    this.setRunning(false);
-    run.controller.abort();
-    run.turn.progress?.finish("stopped");
+    run.finish("stopped");
     // Stops the run at once, instead of after the service's resume grace.
     if (run.runId) this.cancelRun(run).catch(() => {});
   }
@@ -338,11 +234,19 @@ export class SqlAgentChat extends HTMLElement {
     this.toggleAttribute("busy", running);
   }
 
+  // The thread follows what grows at its foot, unless the reader scrolled up to read.
   followThread() {
-    const { scrollTop, scrollHeight, clientHeight } = this.thread;
-    if (scrollHeight - scrollTop - clientHeight < FOLLOW_SLACK_PX + clientHeight / 2) {
-      this.thread.scrollTop = scrollHeight;
-    }
+    if (this.following) this.thread.scrollTop = this.thread.scrollHeight;
+  }
+
+  watchThread() {
+    this.following = true;
+    this.thread.addEventListener("scroll", () => {
+      const { scrollTop, scrollHeight, clientHeight } = this.thread;
+      this.following = scrollHeight - scrollTop - clientHeight < FOLLOW_SLACK_PX;
+    });
+    const growth = new MutationObserver(() => this.followThread());
+    growth.observe(this.thread, { childList: true, subtree: true, characterData: true });
   }
 
   emit(name, detail) {
