@@ -10,6 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from quart import Quart
 
 from app.asking.thread_ids import ThreadIdClock
+from app.cors import install_embedding
 from app.http.app_state import (
     agent_service_of,
     install_app_state,
@@ -67,6 +68,28 @@ class ServiceQuart(Quart):
         super().log_exception(exception_info)
 
 
+ROUTE_MODULES = (
+    ask,
+    ask_stream,
+    conversations,
+    datasets,
+    conversation_edits,
+    exports,
+    health,
+    ready,
+    page,
+    static_files,
+    feedback,
+    training_data,
+    audit,
+    usage,
+    schema,
+    instructions,
+    openai_routes,
+)
+"""The blueprints registered before the API key check (its order is the routes' order)."""
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -96,6 +119,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     install_app_state(app, settings, ThreadIdClock())
     install_observability(app, settings)  # first: its hooks see every request
+    install_embedding(app, settings.embed_origin_set)  # CORS: before the key check's hook
     exit_stack = AsyncExitStack()
 
     @app.before_serving
@@ -120,30 +144,14 @@ def create_app(
     async def stop_agent() -> None:
         await exit_stack.aclose()
 
-    app.register_blueprint(ask.blueprint)
-    app.register_blueprint(ask_stream.blueprint)
-    app.register_blueprint(conversations.blueprint)
-    app.register_blueprint(datasets.blueprint)
-    app.register_blueprint(conversation_edits.blueprint)
-    app.register_blueprint(exports.blueprint)
-    app.register_blueprint(health.blueprint)
-    app.register_blueprint(ready.blueprint)
-    app.register_blueprint(page.blueprint)
-    app.register_blueprint(static_files.blueprint)
-    app.register_blueprint(feedback.blueprint)
-    app.register_blueprint(training_data.blueprint)
-    app.register_blueprint(audit.blueprint)
-    app.register_blueprint(usage.blueprint)
-    app.register_blueprint(schema.blueprint)
-    app.register_blueprint(instructions.blueprint)
-    app.register_blueprint(openai_routes.blueprint)
+    for module in ROUTE_MODULES:
+        app.register_blueprint(module.blueprint)
     install_api_keys(app, load_api_keys(settings))
     app.extensions["mcp"] = build_mcp_server(
         DataTools(lambda: agent_service_of(app), thread_id_clock_of(app))
     )
-    app.register_blueprint(runs.blueprint)
-    app.register_blueprint(suggestions.blueprint)
-    app.register_blueprint(whoami.blueprint)
+    for module in (runs, suggestions, whoami):
+        app.register_blueprint(module.blueprint)
     register_error_handlers(app)
     install_openapi(app)
     return app

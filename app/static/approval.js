@@ -6,74 +6,84 @@ import { formatSql, highlightInto, whenSqlToolsReady } from "./sql_format.js";
 
 const STATUS_URL = "api/v0/react/status/";
 
-let pending = null; // {interruptId, decide, shown}
-let bound = false;
+/** The card of `root` (the page's document, or an embedded chat's shadow root). */
+export class ApprovalCard {
+  constructor(root) {
+    this.card = root.getElementById("approval-card");
+    this.sqlBox = root.getElementById("approval-sql");
+    this.commentBox = root.getElementById("approval-comment");
+    this.pending = null; // {interruptId, decide, shown}
+    this.sqlBox.addEventListener("input", () => this.showPreview());
+    this.part("approve").addEventListener("click", () => this.send("approve"));
+    this.part("reject").addEventListener("click", () => this.send("reject"));
+  }
 
-const card = () => document.getElementById("approval-card");
-const sqlBox = () => document.getElementById("approval-sql");
-const commentBox = () => document.getElementById("approval-comment");
+  part(name) {
+    return this.card.querySelector(`[data-approval="${name}"]`);
+  }
 
-function part(name) {
-  return card().querySelector(`[data-approval="${name}"]`);
+  // The editor is a transparent textarea over its own highlighted copy: one SQL on screen.
+  showPreview() {
+    highlightInto(this.part("preview"), `${this.sqlBox.value}\n`);
+  }
+
+  send(action) {
+    if (!this.pending) return;
+    const sql = this.sqlBox.value;
+    // What the editor holds is what runs: a changed statement goes as an edit.
+    const edited = action === "approve" && sql.trim() !== this.pending.shown.trim();
+    const resume = { interrupt_id: this.pending.interruptId, action: edited ? "edit" : action };
+    if (edited) resume.sql = sql;
+    if (this.commentBox.value.trim()) resume.comment = this.commentBox.value.trim();
+    const { decide } = this.pending;
+    this.hide();
+    decide(resume);
+  }
+
+  /** Show the card for an `interrupt` event (or a status's `approval`); `decide(resume)` answers. */
+  show(data, { decide }) {
+    const refused = data.refused_edit;
+    // After a refused edit the person's own SQL comes back, to fix rather than retype.
+    const shown = refused ? refused.sql : formatSql(data.sql ?? "");
+    this.pending = { interruptId: data.interrupt_id, decide, shown };
+    this.part("message").textContent = data.message ?? "";
+    label(this.part("tables"), "approvalTables", { tables: (data.tables ?? []).join(", ") });
+    this.part("refused").hidden = !refused;
+    const reason = refused?.message || refused?.reason;
+    if (refused) label(this.part("refused"), "approvalRefused", { reason });
+    this.sqlBox.value = shown;
+    this.showPreview();
+    this.commentBox.value = "";
+    this.card.hidden = false;
+    this.sqlBox.focus();
+    // The formatter and highlighter load on the first SQL: lay it out again once they are here.
+    whenSqlToolsReady().then(() => {
+      const pending = this.pending;
+      if (pending?.shown !== shown || refused || this.sqlBox.value !== shown) return;
+      pending.shown = formatSql(data.sql ?? "");
+      this.sqlBox.value = pending.shown;
+      this.showPreview();
+    });
+  }
+
+  /** Hide the card and forget the pending approval. */
+  hide() {
+    this.pending = null;
+    this.card.hidden = true;
+  }
 }
 
-// The editor is a transparent textarea over its own highlighted copy: one SQL on screen.
-function showPreview() {
-  highlightInto(part("preview"), `${sqlBox().value}\n`);
-}
+let pageCard = null;
+const onPage = () => (pageCard ??= new ApprovalCard(document));
 
-function send(action) {
-  if (!pending) return;
-  const sql = sqlBox().value;
-  // What the editor holds is what runs: a changed statement goes as an edit.
-  const edited = action === "approve" && sql.trim() !== pending.shown.trim();
-  const resume = { interrupt_id: pending.interruptId, action: edited ? "edit" : action };
-  if (edited) resume.sql = sql;
-  if (commentBox().value.trim()) resume.comment = commentBox().value.trim();
-  const { decide } = pending;
-  hideApproval();
-  decide(resume);
-}
-
-function bind() {
-  if (bound) return;
-  bound = true;
-  sqlBox().addEventListener("input", showPreview);
-  part("approve").addEventListener("click", () => send("approve"));
-  part("reject").addEventListener("click", () => send("reject"));
-}
-
-/** Show the card for an `interrupt` event (or a status's `approval`); `decide(resume)` answers. */
+/** Show the page's card for an `interrupt` event (or a status's `approval`). */
 export function showApproval(data, { decide }) {
-  bind();
-  const refused = data.refused_edit;
-  // After a refused edit the person's own SQL comes back, to fix rather than retype.
-  const shown = refused ? refused.sql : formatSql(data.sql ?? "");
-  pending = { interruptId: data.interrupt_id, decide, shown };
-  part("message").textContent = data.message ?? "";
-  label(part("tables"), "approvalTables", { tables: (data.tables ?? []).join(", ") });
-  part("refused").hidden = !refused;
-  const reason = refused?.message || refused?.reason;
-  if (refused) label(part("refused"), "approvalRefused", { reason });
-  sqlBox().value = shown;
-  showPreview();
-  commentBox().value = "";
-  card().hidden = false;
-  sqlBox().focus();
-  // The formatter and highlighter load on the first SQL: lay it out again once they are here.
-  whenSqlToolsReady().then(() => {
-    if (pending?.shown !== shown || refused || sqlBox().value !== shown) return;
-    pending.shown = formatSql(data.sql ?? "");
-    sqlBox().value = pending.shown;
-    showPreview();
-  });
+  onPage().show(data, { decide });
 }
 
-/** Hide the card and forget the pending approval. */
+/** Hide the page's card and forget the pending approval. */
 export function hideApproval() {
-  pending = null;
-  const el = card();
-  if (el) el.hidden = true;
+  if (document.getElementById("approval-card")) onPage().hide();
 }
 
 const PAUSED = ["awaiting_approval", "awaiting_clarification"];

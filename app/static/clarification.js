@@ -1,54 +1,63 @@
 // The clarifying-question card: the agent asks back; an option or a typed answer resumes the run.
 
-let pending = null; // {interruptId, answer}
-let bound = false;
+/** The card of `root` (the page's document, or an embedded chat's shadow root). */
+export class ClarificationCard {
+  constructor(root) {
+    this.card = root.getElementById("clarification-card");
+    this.pending = null; // {interruptId, answer}
+    this.part("form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send(this.part("text").value);
+    });
+  }
 
-const card = () => document.getElementById("clarification-card");
+  part(name) {
+    return this.card.querySelector(`[data-clarification="${name}"]`);
+  }
 
-function part(name) {
-  return card().querySelector(`[data-clarification="${name}"]`);
+  send(text) {
+    const answerText = text.trim();
+    if (!this.pending || !answerText) return;
+    const resume = { interrupt_id: this.pending.interruptId, action: "answer", text: answerText };
+    const { answer } = this.pending;
+    this.hide();
+    answer(resume);
+  }
+
+  /** Show the card for a clarification (an `interrupt` event, or a status's `approval`). */
+  show(data, { answer }) {
+    this.pending = { interruptId: data.interrupt_id, answer };
+    this.part("question").textContent = data.question ?? "";
+    const buttons = (data.options ?? []).map((option) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = option;
+      button.dataset.testid = "clarification-option";
+      button.addEventListener("click", () => this.send(option));
+      return button;
+    });
+    this.part("options").replaceChildren(...buttons);
+    this.part("text").value = "";
+    this.card.hidden = false;
+    (buttons[0] ?? this.part("text")).focus();
+  }
+
+  /** Hide the card and forget the pending question. */
+  hide() {
+    this.pending = null;
+    this.card.hidden = true;
+  }
 }
 
-function bind() {
-  if (bound) return;
-  bound = true;
-  part("form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    send(part("text").value);
-  });
-}
+let pageCard = null;
+const onPage = () => (pageCard ??= new ClarificationCard(document));
 
-function send(text) {
-  const answerText = text.trim();
-  if (!pending || !answerText) return;
-  const resume = { interrupt_id: pending.interruptId, action: "answer", text: answerText };
-  const { answer } = pending;
-  hideClarification();
-  answer(resume);
-}
-
-/** Show the card for a clarification (an `interrupt` event, or a status's `approval`). */
+/** Show the page's card for a clarification. */
 export function showClarification(data, { answer }) {
-  bind();
-  pending = { interruptId: data.interrupt_id, answer };
-  part("question").textContent = data.question ?? "";
-  const buttons = (data.options ?? []).map((option) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = option;
-    button.dataset.testid = "clarification-option";
-    button.addEventListener("click", () => send(option));
-    return button;
-  });
-  part("options").replaceChildren(...buttons);
-  part("text").value = "";
-  card().hidden = false;
-  (buttons[0] ?? part("text")).focus();
+  onPage().show(data, { answer });
 }
 
-/** Hide the card and forget the pending question. */
+/** Hide the page's card and forget the pending question. */
 export function hideClarification() {
-  pending = null;
-  const el = card();
-  if (el) el.hidden = true;
+  if (document.getElementById("clarification-card")) onPage().hide();
 }

@@ -3,13 +3,14 @@
 
 import { hasText, label, t } from "./i18n.js";
 
-const box = () => document.getElementById("error-box");
+// The page's box; an embedded chat passes the one in its shadow root.
+const pageBox = () => document.getElementById("error-box");
 let countdown = null;
 
-export function hideError() {
+export function hideError(box = pageBox()) {
   clearInterval(countdown);
-  box().hidden = true;
-  box().replaceChildren();
+  box.hidden = true;
+  box.replaceChildren();
 }
 
 // Retry is live only once the service's Retry-After has passed; the button counts down.
@@ -30,17 +31,17 @@ function countDown(button, seconds) {
 }
 
 /** Show why a stream request was refused: its own words per status ({status, envelope}). */
-export function showStreamFailure({ status, envelope, retryAfter }, retry) {
+export function showStreamFailure({ status, envelope, retryAfter }, retry, box = pageBox()) {
   const code = envelope?.data?.error_type ?? "";
-  if (code && hasText(`err${code}`)) return showError(envelope, retry, { retryAfter });
+  if (code && hasText(`err${code}`)) return showError(envelope, retry, { retryAfter, box });
   let key = "httpOther";
   if ([401, 403, 429].includes(status)) key = `http${status}`;
   else if (status >= 500) key = "http5xx";
-  return showError({ ...envelope, message: t(key, { status }) }, retry, { retryAfter });
+  return showError({ ...envelope, message: t(key, { status }) }, retry, { retryAfter, box });
 }
 
 /** Show an error envelope (or {message}); `retry()` asks again, after `retryAfter` seconds. */
-export function showError(envelope, retry = null, { retryAfter = null } = {}) {
+export function showError(envelope, retry = null, { retryAfter = null, box = pageBox() } = {}) {
   clearInterval(countdown);
   const data = envelope?.data ?? {};
   const code = data.error_type ?? "";
@@ -56,7 +57,7 @@ export function showError(envelope, retry = null, { retryAfter = null } = {}) {
     button.dataset.testid = "retry";
     label(button, "retry");
     button.addEventListener("click", () => {
-      hideError();
+      hideError(box);
       retry();
     });
     const wait = retryAfter ?? data.retry_after;
@@ -77,7 +78,7 @@ export function showError(envelope, retry = null, { retryAfter = null } = {}) {
     details.append(summary, type, text);
     parts.push(details);
   }
-  box().replaceChildren(...parts);
-  box().hidden = false;
-  return box();
+  box.replaceChildren(...parts);
+  box.hidden = false;
+  return box;
 }

@@ -274,6 +274,12 @@ export const TEXT = {
 for (const [lang, texts] of Object.entries(MORE_TEXT)) Object.assign(TEXT[lang], texts);
 
 const langSelect = () => document.getElementById("lang");
+let fixedLang = null; // an embedded chat's language (its lang attribute); the page reads its select
+
+/** Fix the language of every text from now on (an embedded chat: no select to read). */
+export function useLang(lang) {
+  fixedLang = TEXT[lang] ? lang : null;
+}
 
 /** Return the language of a first visit: the one chosen before, else the browser's. */
 export function initialLang() {
@@ -290,7 +296,7 @@ export function rememberLang(lang) {
 
 /** Return the page's language. */
 export function currentLang() {
-  return langSelect()?.value ?? "zh-CN";
+  return fixedLang ?? langSelect()?.value ?? "zh-CN";
 }
 
 /** Return the text `key` in the page's language, with {name} placeholders filled in. */
@@ -313,21 +319,26 @@ export function label(el, key, params = {}) {
   return el;
 }
 
-/** Re-render every labelled element, placeholder and aria-label in the page's language. */
-export function applyLanguage() {
-  document.documentElement.lang = currentLang();
-  document.title = t("title");
-  for (const el of document.querySelectorAll("[data-i18n]")) {
+/**
+ * Re-render every labelled element, placeholder and aria-label in the page's language; `root`
+ * is the page (its lang and title follow) or an embedded chat's shadow root.
+ */
+export function applyLanguage(root = document) {
+  if (root === document) {
+    document.documentElement.lang = currentLang();
+    document.title = t("title");
+  }
+  for (const el of root.querySelectorAll("[data-i18n]")) {
     const params = el.dataset.i18nParams ? JSON.parse(el.dataset.i18nParams) : {};
     el.textContent = t(el.dataset.i18n, params);
   }
-  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) {
+  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) {
     el.placeholder = t(el.dataset.i18nPlaceholder);
   }
-  for (const el of document.querySelectorAll("[data-i18n-aria-label]")) {
+  for (const el of root.querySelectorAll("[data-i18n-aria-label]")) {
     el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
   }
-  for (const el of document.querySelectorAll("[data-i18n-title]")) {
+  for (const el of root.querySelectorAll("[data-i18n-title]")) {
     el.title = t(el.dataset.i18nTitle);
   }
 }

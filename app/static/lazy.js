@@ -3,25 +3,27 @@
 // they scroll into view, so a long thread does not draw what nobody looks at.
 
 const LIBRARIES = {
-  echarts: { script: "static/vendor/echarts/echarts.min.js", global: "echarts" },
+  echarts: { script: "vendor/echarts/echarts.min.js", global: "echarts" },
   tabulator: {
-    script: "static/vendor/tabulator/tabulator.min.js",
-    style: "static/vendor/tabulator/tabulator.min.css",
+    script: "vendor/tabulator/tabulator.min.js",
+    style: "vendor/tabulator/tabulator.min.css",
     global: "Tabulator",
   },
-  sqlFormatter: { script: "static/vendor/sql-formatter/sql-formatter.min.js", global: "sqlFormatter" },
+  sqlFormatter: { script: "vendor/sql-formatter/sql-formatter.min.js", global: "sqlFormatter" },
   hljs: {
-    script: "static/vendor/highlight/highlight.min.js",
-    style: "static/vendor/highlight/github.min.css",
+    script: "vendor/highlight/highlight.min.js",
+    style: "vendor/highlight/github.min.css",
     global: "hljs",
   },
 };
 const loading = new Map(); // name → Promise of the library's global
+// Paths are this module's neighbours: right on the page and on another site's (<sql-agent-chat>).
+const here = (path) => new URL(path, import.meta.url).href;
 
 function addStyle(href) {
   const link = document.createElement("link");
   link.rel = "stylesheet";
-  link.href = href;
+  link.href = here(href);
   // Before the page's own style, so app.css still wins where both set a property.
   const own = document.querySelector('link[href$="app.css"]');
   if (own) own.before(link);
@@ -38,7 +40,7 @@ export function loadLibrary(name) {
       new Promise((resolve) => {
         if (library.style) addStyle(library.style);
         const script = document.createElement("script");
-        script.src = library.script;
+        script.src = here(library.script);
         script.async = true;
         script.onload = () => resolve(window[library.global] ?? null);
         script.onerror = () => resolve(null); // the page shows the plain text instead

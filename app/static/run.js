@@ -8,13 +8,16 @@ import { openStream } from "./stream.js";
 /**
  * A run of `body` (the stream's POST body) shown in `turn`. `hooks`: conversation() and
  * setConversation(id), completed(run, data), paused(run, data), finished(run), retry(run),
- * revealed(el) (an error arrived: bring it into view).
+ * revealed(el) (an error arrived: bring it into view). `stream` (openStream's options) and
+ * `box` (the error box) are the page's unless given (an embedded chat's).
  */
 export class Run {
-  constructor(turn, body, hooks) {
+  constructor(turn, body, hooks, { stream = {}, box = undefined } = {}) {
     this.turn = turn;
     this.body = body;
     this.hooks = hooks;
+    this.streamOptions = stream;
+    this.box = box;
     this.settled = false; // the answer, a pause or an error is shown
     this.ended = false;
     this.runId = null;
@@ -23,21 +26,21 @@ export class Run {
   }
 
   start() {
-    hideError();
+    hideError(this.box);
     this.turn.startProgress();
     this.stream = openStream(this.body, {
       onEvent: (event) => this.onEvent(event),
       onFailure: (failure) => {
         this.settled = true;
-        this.fail(showStreamFailure(failure, () => this.hooks.retry(this)));
+        this.fail(showStreamFailure(failure, () => this.hooks.retry(this), this.box));
       },
       onCut: () => this.turn.progress.say("reconnecting"),
       onLost: () => {
         // The answer or the error is already shown when only the closing `end` went missing.
-        if (!this.settled) this.fail(showError({ message: t("connectionLost") }, () => this.hooks.retry(this)));
-        else this.finish();
+        if (this.settled) this.finish();
+        else this.fail(this.showError({ message: t("connectionLost") }, () => this.hooks.retry(this)));
       },
-    });
+    }, this.streamOptions);
     return this;
   }
 
@@ -46,6 +49,10 @@ export class Run {
     this.stream?.close();
     if (state) this.turn.progress?.finish(state);
     this.hooks.finished(this);
+  }
+
+  showError(envelope, retry = null, retryAfter = null) {
+    return showError(envelope, retry, { retryAfter, box: this.box });
   }
 
   fail(box) {
@@ -60,7 +67,7 @@ export class Run {
       envelope = JSON.parse(text);
     } catch {
       this.settled = true;
-      this.fail(showError({ message: t("badEvent") }));
+      this.fail(this.showError({ message: t("badEvent") }));
       return;
     }
     const data = envelope?.data ?? {};
@@ -69,7 +76,7 @@ export class Run {
     if (data.type === "error" || envelope?.success === false) {
       this.settled = true;
       this.turn.progress?.finish("failed");
-      this.hooks.revealed(showError(envelope, () => this.hooks.retry(this), { retryAfter }));
+      this.hooks.revealed(this.showError(envelope, () => this.hooks.retry(this), retryAfter));
       return;
     }
     this.apply(data);

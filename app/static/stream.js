@@ -42,8 +42,14 @@ async function failureOf(response) {
  * Follow one run: POST `body`, call `onEvent({data, lastEventId, retryAfter})` per event,
  * `onFailure({status, envelope, retryAfter})` for a refused request, `onCut(attempt)` while
  * reconnecting and `onLost()` once it gives up. Returns {close()}; `close` stops reading.
+ * `url` and `authorize(headers)` (a promise of the headers with the key) are the page's unless
+ * given: an embedded chat (<sql-agent-chat>) asks its service with its host's key.
  */
-export function openStream(body, { onEvent, onFailure, onCut, onLost }) {
+export function openStream(
+  body,
+  { onEvent, onFailure, onCut, onLost },
+  { url = STREAM_URL, authorize = async (headers) => authHeaders(headers) } = {},
+) {
   const abort = new AbortController();
   const state = { closed: false, lastEventId: "", cuts: 0 };
   const close = () => {
@@ -56,9 +62,9 @@ export function openStream(body, { onEvent, onFailure, onCut, onLost }) {
       const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
       if (state.lastEventId) headers["Last-Event-ID"] = state.lastEventId;
       try {
-        const response = await fetch(STREAM_URL, {
+        const response = await fetch(url, {
           method: "POST",
-          headers: authHeaders(headers),
+          headers: await authorize(headers),
           body: JSON.stringify(body),
           signal: abort.signal,
           cache: "no-store",

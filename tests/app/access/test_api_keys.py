@@ -225,8 +225,9 @@ async def test_a_key_bound_to_another_user_is_403_on_every_route_naming_a_user(k
     assert (await send(keyed, route, "bob", bearer(OPEN_KEY))).status_code != 403
 
 
-async def test_the_page_its_files_health_and_readiness_need_no_key(keyed):
-    for path in ("/", "/static/app.js", "/health", "/ready", "/api/v0/ready"):
+async def test_the_page_its_files_the_chat_component_health_and_readiness_need_no_key(keyed):
+    open_paths = ("/", "/static/app.js", "/embed/sql-agent-chat.js", "/health", "/ready")
+    for path in (*open_paths, "/api/v0/ready"):
         assert (await keyed.http.get(path)).status_code == 200, path
     assert (await keyed.http.get("/openapi.json")).status_code == 401
 

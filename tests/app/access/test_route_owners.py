@@ -46,6 +46,7 @@ UPLOAD = "CLAIM; its multipart form's user_id is checked by the route (authorize
 OWNER_CHECKS: dict[tuple[str, str], str] = {
     ("GET", "/"): OPEN,
     ("GET", "/static/<path:filename>"): OPEN,
+    ("GET", "/embed/sql-agent-chat.js"): OPEN,
     ("GET", "/health"): OPEN,
     ("GET", "/ready"): OPEN,
     ("GET", "/api/v0/ready"): OPEN,
