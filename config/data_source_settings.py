@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings
@@ -11,6 +12,13 @@ from pydantic_settings import BaseSettings
 class DataSourceSettings(BaseSettings):
     """MySQL pool, DuckDB limits and uploaded datasets (all off or harmless by default)."""
 
+    data_engine: Literal["native", "generic"] = Field(
+        default="native",
+        description="Which engine opens DATA_DATABASE_URL: native (this service's own for "
+        "sqlite, postgresql, mysql, duckdb and their families; anything else SQLAlchemy "
+        "reads goes to the generic engine) or generic (the SQLAlchemy engine for every "
+        "URL, e.g. to compare it with the native one).",
+    )
     mysql_pool_max_size: int = Field(
         default=10,
         ge=1,

@@ -48,6 +48,8 @@ FENCES = {
     "sqlite": "LIMIT -1 OFFSET 0",
     # MySQL/MariaDB merge no derived table with a LIMIT, nor push conditions into it.
     "mysql": "LIMIT 18446744073709551615",
+    "doris": "LIMIT 18446744073709551615",  # MySQL's wire and grammar: no bare OFFSET
+    "starrocks": "LIMIT 18446744073709551615",
 }
 """Per dialect: what ends each filtered subquery so the filter runs before the model's SQL."""
 

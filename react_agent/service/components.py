@@ -11,6 +11,7 @@ from config.masking import mask_url_password
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import is_table_allowed
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, reconnects_by_itself
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
             "ok": service.checkpointer is not None and "checkpointer" not in service.problems,
         },
         "data_database": {
-            "kind": database_kind(data_url) if data_url else "sqlite",
+            "kind": database_kind(data_url or SAMPLE_DATABASE_URL, settings.data_engine),
             "sample": data_url is None,
             "ok": "data_database" not in service.problems,
             "tables": service.tables,

@@ -8,8 +8,8 @@ from typing import Any
 from config import Settings
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
+from react_agent.databases.registry import engine_for
 from react_agent.databases.routing import DataSourceRouter
-from react_agent.databases.urls import database_kind
 from react_agent.datasets.service import Datasets
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, postgres_pool_options
@@ -23,9 +23,11 @@ def duckdb_options(settings: Settings) -> dict[str, Any]:
 async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     """Open the data database at `url` (None: the sample) with its kind's settings."""
     url = url or SAMPLE_DATABASE_URL
-    if database_kind(url) == "mysql":
+    engine = settings.data_engine
+    if engine_for(url, engine).package in ("mysql", "generic"):
         return await open_database(
             url,
+            engine=engine,
             max_size=settings.mysql_pool_max_size,
             connect_timeout=settings.postgres_connect_timeout,
         )

@@ -8,8 +8,9 @@ from react_agent.errors import ConfigurationError
 
 SUPPORTED_KINDS = {
     "DATA_DATABASE_URL": (
-        ("sqlite", "postgres", "mysql", "duckdb"),
-        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…) or duckdb:///folder",
+        None,
+        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…, doris://…, "
+        "opengauss://…, …), duckdb:///folder or a URL of an installed SQLAlchemy dialect",
     ),
     "CHECKPOINT_DATABASE_URL": (
         ("sqlite", "postgres", "memory"),
@@ -20,14 +21,16 @@ SUPPORTED_KINDS = {
         "sqlite:///file.db, postgresql://… or memory",
     ),
 }
-"""Each database setting: the kinds of database it may name, and how to write them."""
+"""Each database setting: the kinds of database it may name (None: any the registry
+opens), and how to write them."""
 
 
 def check_database_urls(settings: Settings) -> None:
     """Raise for a database setting whose URL names a kind of database it cannot use.
 
     Raises:
-        ConfigurationError: The first such setting, with the schemes it accepts.
+        ConfigurationError: The first such setting, with the schemes it accepts (or, for
+            a database whose driver is not installed, the extra to install).
 
     """
     given = {
@@ -39,11 +42,12 @@ def check_database_urls(settings: Settings) -> None:
         if not url:
             continue
         kinds, spelled = SUPPORTED_KINDS[setting]
+        engine = settings.data_engine if setting == "DATA_DATABASE_URL" else None
         try:
-            kind = database_kind(url)
+            kind = database_kind(url, engine)
         except ValueError:
             kind = None
-        if kind not in kinds:
+        if kind is None or (kinds is not None and kind not in kinds):
             scheme = url.split(":", 1)[0] if ":" in url else url
             raise ConfigurationError(
                 setting,
