@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.exc import CompileError
+from sqlalchemy.exc import CompileError, DBAPIError
 
 from react_agent.databases.base import TableInfo
 from react_agent.databases.catalog_model import (
@@ -17,6 +18,8 @@ from react_agent.databases.catalog_model import (
     ForeignKey,
     keeps_values,
 )
+
+T = TypeVar("T")
 
 
 def table_names(connection: Any) -> list[str]:
@@ -74,7 +77,8 @@ def introspect(
     views = set(inspector.get_view_names())
     tables = []
     for name in table_names(connection):
-        primary = tuple(inspector.get_pk_constraint(name).get("constrained_columns") or ())
+        key = _optional(partial(inspector.get_pk_constraint, name), {})
+        primary = tuple(key.get("constrained_columns") or ())
         columns = tuple(
             CatalogColumn(
                 str(column["name"]),
@@ -94,7 +98,11 @@ def introspect(
                 str(key["referred_table"]),
                 tuple(key["referred_columns"]),
             )
-            for key in (inspector.get_foreign_keys(name) if name not in views else [])
+            for key in (
+                _optional(partial(inspector.get_foreign_keys, name), [])
+                if name not in views
+                else []
+            )
         )
         tables.append(
             CatalogTable(
@@ -111,10 +119,19 @@ def introspect(
 
 
 def _table_comment(inspector: Any, name: str) -> str | None:
+    return _optional(lambda: inspector.get_table_comment(name), {}).get("text") or None
+
+
+def _optional(read: Callable[[], T], default: T) -> T:
+    """Return what the inspector reads, or `default` where the dialect cannot read it.
+
+    Some dialects keep no comments or keys (NotImplementedError); some third-party ones
+    ask their server in a way it no longer answers (duckdb_engine's `regclass`).
+    """
     try:
-        return inspector.get_table_comment(name).get("text") or None
-    except NotImplementedError:  # the dialect keeps no comments
-        return None
+        return read()
+    except (NotImplementedError, DBAPIError):
+        return default
 
 
 def _distinct_values(

@@ -22,6 +22,7 @@ from react_agent.databases.generic.dialects import sqlglot_dialect, tolerate_ver
 from react_agent.databases.generic.running import StatementRunner
 from react_agent.databases.generic.session import (
     connect_arguments,
+    guard_statements,
     prepare_connection,
     rules_for,
 )
@@ -292,7 +293,11 @@ class GenericDatabase:
 
 
 def _execute(connection: Any, text: str, bound: Any, *, stream: int | None = None) -> Any:
-    """Run one statement as the driver reads it (no parameters: `%` stays literal)."""
+    """Run one of the model's statements as the driver reads it.
+
+    Without parameters `%` stays literal; on SQLite the authorizer watches it.
+    """
+    guard_statements(connection.dialect.name, connection.connection.dbapi_connection, True)
     options: dict[str, Any] = {"no_parameters": bound is None}
     if stream is not None:
         options.update(stream_results=True, max_row_buffer=stream)

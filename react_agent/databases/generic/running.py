@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from sqlalchemy import exc as sa_exc
 
 from react_agent.databases.base import QueryFailed, SessionSettings, statement_timed_out
-from react_agent.databases.generic.session import SessionRules
+from react_agent.databases.generic.session import SessionRules, guard_statements
 from react_agent.databases.generic.statements import RunningStatement
 from react_agent.errors import ServiceError
 
@@ -85,6 +85,7 @@ class StatementRunner:
         """Roll back and give the connection back; one whose statement was stopped is dropped."""
         try:
             if finished and not running.cancelled.is_set():
+                guard_statements(connection.dialect.name, running.raw, False)
                 connection.rollback()
             else:
                 connection.invalidate()
@@ -163,9 +164,10 @@ class StatementRunner:
 def _is_time_limit(orig: Any) -> bool:
     if orig is None:
         return False
+    # PyMySQL's errors carry the server's number first (and a SQLSTATE that is not it).
+    if orig.args and isinstance(orig.args[0], int):
+        return orig.args[0] in _TIME_LIMIT_CODES
     code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
-    if code is None and orig.args and isinstance(orig.args[0], int):
-        code = orig.args[0]
     if code == "57014":
         return "statement timeout" in str(orig)
     return code in _TIME_LIMIT_CODES

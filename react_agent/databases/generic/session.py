@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.engine.url import make_url
 
 from react_agent.databases.base import SessionSettings
+from react_agent.databases.sqlite.engine import authorize_read_only
 
 Begin = Callable[[Any, float | None, SessionSettings | None, int | None], None]
 """Set a fresh transaction read-only: (connection, seconds, session, top-level row cap)."""
@@ -108,6 +109,15 @@ def prepare_connection(sqlalchemy_name: str, raw: Any) -> None:
     elif sqlalchemy_name == "duckdb":
         raw.execute("SET enable_external_access = false")
         raw.execute("SET lock_configuration = true")
+
+
+def guard_statements(sqlalchemy_name: str, raw: Any, on: bool) -> None:
+    """Give SQLite's authorizer (the native engine's) to the model's statements.
+
+    Not to the inspector's: those read sqlite_master and PRAGMAs, which it denies.
+    """
+    if sqlalchemy_name == "sqlite":
+        raw.set_authorizer(authorize_read_only if on else None)
 
 
 def sqlite_read_only_url(url: str) -> str:

@@ -17,13 +17,13 @@ def driver_statement(
     """Return the SQL and parameters as the driver reads them (DB-API `paramstyle`).
 
     The scope's placeholders come as sqlglot writes them in the dialect, `:name` or
-    `%(name)s`; their names carry a per-process prefix the model cannot write, so only
+    `%(name)s` or `$name`; their names carry a per-process prefix the model cannot write, so only
     they are replaced. With parameters, a `%` of the SQL is doubled for the `%` styles.
     """
     if not params:
         return sql, None
     names = "|".join(re.escape(name) for name in sorted(params, key=len, reverse=True))
-    found = re.compile(rf"%\(({names})\)s|:({names})\b")
+    found = re.compile(rf"%\(({names})\)s|[:$]({names})\b")
     if paramstyle in ("pyformat", "format"):
         sql = re.sub(rf"%(?!\((?:{names})\)s)", "%%", sql)
     order: list[str] = []
