@@ -107,6 +107,9 @@ def prepare_connection(sqlalchemy_name: str, raw: Any) -> None:
         raw.execute("PRAGMA query_only = ON")
         raw.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     elif sqlalchemy_name == "duckdb":
+        # Connections to one file in one process share its instance: the first locks it.
+        if raw.execute("SELECT current_setting('lock_configuration')").fetchone()[0]:
+            return
         raw.execute("SET enable_external_access = false")
         raw.execute("SET lock_configuration = true")
 
