@@ -147,7 +147,7 @@ class StatementRunner:
         if timeout is not None and _is_time_limit(orig):
             return statement_timed_out(timeout)
         if running.cancelled.is_set():
-            return QueryFailed("query cancelled", ours=True)
+            return QueryFailed("query cancelled")
         message = _driver_message(orig) if orig is not None else _first_line(exc)
         return QueryFailed(message or type(exc).__name__, statement)
 
