@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings
@@ -17,6 +18,13 @@ class DataSourceSettings(BaseSettings):
         "`name=url;name=url` or the path of a YAML file of `sources:` (name, url, "
         "description). Tables are then `name.table`; a question across sources runs in an "
         "in-process DuckDB that attaches each read-only (docs/databases.md).",
+    )
+    data_engine: Literal["native", "generic"] = Field(
+        default="native",
+        description="Which engine opens DATA_DATABASE_URL: native (this service's own for "
+        "sqlite, postgresql, mysql, duckdb and their families; anything else SQLAlchemy "
+        "reads goes to the generic engine) or generic (the SQLAlchemy engine for every "
+        "URL, e.g. to compare it with the native one).",
     )
     mysql_pool_max_size: int = Field(
         default=10,

@@ -18,7 +18,12 @@ from tests.support.postgres import (  # noqa: F401
     postgres_url,
     restartable_postgres,
 )
-from tests.support.sample_databases import sample_database  # noqa: F401
+from tests.support.sample_databases import (  # noqa: F401
+    engine_database,
+    every_engine_sample,
+    sample_database,
+    sample_on_engine,
+)
 from tests.support.slow_tests import CpuClock, is_slow
 
 SAMPLE_QUESTION = "每个地区的销售额是多少"

@@ -18,8 +18,11 @@ def sqlite_path_from_url(url: str) -> Path:
     return Path(path[1:]) if path.startswith("/") else Path(path)
 
 
-def database_kind(url: str) -> str:
-    """Return "memory" or the registry's kind of a database URL ("sqlite", "postgres", …)."""
+def database_kind(url: str, engine: str | None = None) -> str:
+    """Return "memory" or the registry's kind of a database URL ("sqlite", "generic", …).
+
+    `engine="generic"` (DATA_ENGINE) makes every URL the generic engine's.
+    """
     if url.strip().lower() == "memory":
         return "memory"
-    return engine_for(url).kind
+    return engine_for(url, engine).kind

@@ -13,6 +13,7 @@ from react_agent.databases.federation.sources import NamedSources
 from react_agent.databases.urls import database_kind
 from react_agent.errors import ServiceError
 from react_agent.guard.sql_guard import is_table_allowed
+from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService, reconnects_by_itself
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def describe_components(service: AgentService) -> dict[str, Any]:
         "data_database": {
             "kind": "sources"
             if settings.data_sources
-            else (database_kind(data_url) if data_url else "sqlite"),
+            else database_kind(data_url or SAMPLE_DATABASE_URL, settings.data_engine),
             "sample": data_url is None and not settings.data_sources,
             "ok": "data_database" not in service.problems,
             "tables": service.tables,

@@ -12,8 +12,8 @@ from react_agent.databases.federation.sources import NamedSources, open_sources
 from react_agent.databases.federation.specs import SourceSpec, parse_sources
 from react_agent.databases.gated import GatedDatabase
 from react_agent.databases.open import open_database
+from react_agent.databases.registry import engine_for
 from react_agent.databases.routing import DataSourceRouter
-from react_agent.databases.urls import database_kind
 from react_agent.datasets.service import Datasets
 from react_agent.runs.events.event_sink import current_event_sink
 from react_agent.runs.events.events import SourceWaiting
@@ -36,9 +36,11 @@ EMBEDDED_CONCURRENCY = 8
 async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     """Open the data database at `url` (None: the sample) with its kind's settings."""
     url = url or SAMPLE_DATABASE_URL
-    if database_kind(url) == "mysql":
+    engine = settings.data_engine
+    if engine_for(url, engine).package in ("mysql", "generic"):
         return await open_database(
             url,
+            engine=engine,
             max_size=settings.mysql_pool_max_size,
             connect_timeout=settings.postgres_connect_timeout,
         )
@@ -53,9 +55,14 @@ def fair_share(
     """Return the turns of the source at `url`: its own limit, the setting's, else its pool's."""
     limit = limit or settings.data_source_max_concurrent
     if not limit:
-        kind = database_kind(url or SAMPLE_DATABASE_URL)
-        pools = {"postgres": settings.postgres_pool_max_size, "mysql": settings.mysql_pool_max_size}
-        limit = pools.get(kind, EMBEDDED_CONCURRENCY)
+        package = engine_for(url or SAMPLE_DATABASE_URL, settings.data_engine).package
+        pools = {
+            "postgres": settings.postgres_pool_max_size,
+            "clickhouse": settings.postgres_pool_max_size,
+            "mysql": settings.mysql_pool_max_size,
+            "generic": settings.mysql_pool_max_size,
+        }
+        limit = pools.get(package, EMBEDDED_CONCURRENCY)
     return FairShare(source, limit, settings.data_source_max_wait)
 
 

@@ -9,9 +9,10 @@ from react_agent.errors import ConfigurationError
 
 SUPPORTED_KINDS = {
     "DATA_DATABASE_URL": (
-        ("sqlite", "postgres", "mysql", "duckdb", "clickhouse"),
-        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…), duckdb:///folder, "
-        "clickhouse://… or chdb:///folder",
+        None,
+        "sqlite:///file.db, postgresql://…, mysql://… (or mariadb://…, doris://…, "
+        "opengauss://…, …), duckdb:///folder, clickhouse://…, chdb:///folder or a URL of an "
+        "installed SQLAlchemy dialect",
     ),
     "CHECKPOINT_DATABASE_URL": (
         ("sqlite", "postgres", "memory"),
@@ -22,14 +23,16 @@ SUPPORTED_KINDS = {
         "sqlite:///file.db, postgresql://… or memory",
     ),
 }
-"""Each database setting: the kinds of database it may name, and how to write them."""
+"""Each database setting: the kinds of database it may name (None: any the registry
+opens), and how to write them."""
 
 
 def check_database_urls(settings: Settings) -> None:
     """Raise for a database setting whose URL names a kind of database it cannot use.
 
     Raises:
-        ConfigurationError: The first such setting, with the schemes it accepts.
+        ConfigurationError: The first such setting, with the schemes it accepts (or, for
+            a database whose driver is not installed, the extra to install).
 
     """
     given = {
@@ -43,11 +46,12 @@ def check_database_urls(settings: Settings) -> None:
         if not url:
             continue
         kinds, spelled = SUPPORTED_KINDS[setting]
+        engine = settings.data_engine if setting == "DATA_DATABASE_URL" else None
         try:
-            kind = database_kind(url)
+            kind = database_kind(url, engine)
         except ValueError:
             kind = None
-        if kind not in kinds:
+        if kind is None or (kinds is not None and kind not in kinds):
             scheme = url.split(":", 1)[0] if ":" in url else url
             raise ConfigurationError(
                 setting,
@@ -67,7 +71,7 @@ def check_source_url(name: str, url: str) -> None:
         kind = database_kind(url)
     except ValueError:
         kind = None
-    if kind not in kinds:
+    if kind is None or (kinds is not None and kind not in kinds):
         scheme = url.split(":", 1)[0] if ":" in url else url
         raise ConfigurationError(
             "DATA_SOURCES",

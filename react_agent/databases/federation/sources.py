@@ -247,8 +247,7 @@ class NamedSources:
         check_federated(sql, self.members)
         if not read:
             raise QueryFailed(
-                "name every table as source.table; the sources are " + ", ".join(self.members),
-                ours=True,
+                "name every table as source.table; the sources are " + ", ".join(self.members)
             )
         if len(read) == 1:
             database = await self.source(read[0])

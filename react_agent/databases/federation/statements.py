@@ -84,12 +84,11 @@ def check_federated(sql: str, names: Collection[str]) -> None:
         if table.catalog or table.db.lower() not in names:
             raise QueryFailed(
                 f"{table.sql(dialect=FEDERATED_DIALECT)}: across sources, name every table as "
-                f"source.table ({', '.join(sorted(names))})",
-                ours=True,
+                f"source.table ({', '.join(sorted(names))})"
             )
     for function in tree.find_all(exp.Func):
         name = (
             function.name if isinstance(function, exp.Anonymous) else function.sql_name()
         ).lower()
         if name.startswith(_SCANNER_FUNCTIONS):
-            raise QueryFailed(f"the function {name} is not allowed across sources", ours=True)
+            raise QueryFailed(f"the function {name} is not allowed across sources")

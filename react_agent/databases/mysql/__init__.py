@@ -6,8 +6,11 @@ from typing import Any
 
 
 async def open_url(url: str, *, file_options: dict[str, Any], pool_options: dict[str, Any]) -> Any:
-    """Open a pool on the `mysql://…`/`mariadb://…` that `url` names (the registry's opener)."""
+    """Open a pool on the MySQL-family URL `url` (mysql://, mariadb://, doris://, …)."""
     # Imported here so that a deployment without the driver runs the other engines.
     from react_agent.databases.mysql.engine import MySQLDatabase
+    from react_agent.databases.registry import engine_for
 
-    return await MySQLDatabase.open(url, **pool_options)
+    database = await MySQLDatabase.open(url, **pool_options)
+    database.dialect = engine_for(url).dialect  # Doris and StarRocks: their own
+    return database

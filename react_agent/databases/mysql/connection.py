@@ -13,10 +13,13 @@ import asyncmy
 from asyncmy.constants import FIELD_TYPE
 from asyncmy.converters import conversions
 
+from react_agent.databases.mysql.families import time_limit_sql
+
 logger = logging.getLogger(__name__)
 
-MYSQL_SCHEMES = ("mysql", "mariadb")
-"""URL schemes of this backend (a `+driver` suffix such as mysql+asyncmy is ignored)."""
+MYSQL_SCHEMES = ("mysql", "mariadb", "tidb", "oceanbase", "doris", "starrocks")
+"""URL schemes of this backend and its family (a `+driver` suffix such as mysql+asyncmy is
+ignored)."""
 
 # Privileges that read and nothing else; any other one held is reported at start-up.
 _READ_PRIVILEGES = frozenset({"SELECT", "USAGE", "SHOW VIEW", "SHOW DATABASES"})
@@ -56,7 +59,7 @@ def connect_options(url: str, *, connect_timeout: float) -> dict[str, Any]:
     """
     parts = urlsplit(url)
     if parts.scheme.split("+")[0].lower() not in MYSQL_SCHEMES:
-        raise ValueError(f"not a mysql:// or mariadb:// URL: {url!r}")
+        raise ValueError(f"not a URL of the MySQL family ({', '.join(MYSQL_SCHEMES)})")
     database = unquote(parts.path.lstrip("/"))
     if not database:
         raise ValueError("a MySQL data database URL must name the database: mysql://…/dbname")
@@ -82,25 +85,15 @@ def shown_url(options: dict[str, Any]) -> str:
     return f"mysql://{options['user']}@{options['host']}:{options['port']}/{options['db']}"
 
 
-def is_mariadb(connection: Any) -> bool:
-    """Whether the server on the other end is MariaDB (else MySQL)."""
-    return "mariadb" in connection.get_server_info().lower()
-
-
-def session_limits_sql(connection: Any, timeout: float | None, select_limit: int | None) -> str:
+def session_limits_sql(family: str, timeout: float | None, select_limit: int | None) -> str:
     """Return one SET giving the session a statement time limit and a top-level row cap.
 
-    MariaDB's `max_statement_time` is in seconds; MySQL's `MAX_EXECUTION_TIME` in
-    milliseconds (SELECT only, which is all that runs). 0 means no limit on both.
-    `sql_select_limit` caps the rows of the outermost SELECT only, as a LIMIT would,
-    without a rewrite that could lose an ORDER BY.
+    The time limit is the family's (mysql/families.time_limit_sql). `sql_select_limit`
+    caps the rows of the outermost SELECT only, as a LIMIT would, without a rewrite that
+    could lose an ORDER BY.
     """
-    if is_mariadb(connection):
-        limit = f"max_statement_time = {timeout:.3f}" if timeout else "max_statement_time = 0"
-    else:
-        limit = f"MAX_EXECUTION_TIME = {max(1, round(timeout * 1000)) if timeout else 0}"
     rows = str(select_limit) if select_limit is not None else "DEFAULT"
-    return f"SET SESSION {limit}, sql_select_limit = {rows}"
+    return f"SET SESSION {time_limit_sql(family, timeout)}, sql_select_limit = {rows}"
 
 
 def write_privileges(grant_lines: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncmy
 from asyncmy.cursors import SSCursor
@@ -22,6 +23,7 @@ from react_agent.databases.mysql.connection import (
     shown_url,
     warn_about_write_privileges,
 )
+from react_agent.databases.mysql.families import WITHOUT_READ_ONLY_TRANSACTIONS, server_family
 from react_agent.databases.mysql.session import (
     batch_time,
     fetch_all,
@@ -62,9 +64,11 @@ class MySQLDatabase:
 
     dialect = "mysql"
 
-    def __init__(self, pool: Any, options: dict[str, Any]) -> None:
+    def __init__(self, pool: Any, options: dict[str, Any], family: str = "mysql") -> None:
         self.pool = pool
         self.options = options
+        self.family = family
+        """The family the URL's scheme names (mysql/families; the server may name another)."""
         self._described: tuple[float, dict[str, TableInfo]] | None = None
         self._describe_lock = asyncio.Lock()
 
@@ -89,10 +93,18 @@ class MySQLDatabase:
         """
         options = connect_options(url, connect_timeout=connect_timeout)
         pool = await asyncmy.create_pool(minsize=min_size, maxsize=max_size, **options)
-        database = cls(pool, options)
+        database = cls(pool, options, urlsplit(url).scheme.split("+")[0].lower())
         try:
             async with pool.acquire() as connection:
                 await warn_about_write_privileges(connection, shown_url(options))
+                family = server_family(connection.get_server_info(), database.family)
+                if family in WITHOUT_READ_ONLY_TRANSACTIONS:
+                    logger.warning(
+                        "%s data database %s has no read-only transactions: the SQL guard "
+                        "alone keeps its statements read-only (use a read-only account)",
+                        family,
+                        shown_url(options),
+                    )
         except (asyncmy.errors.Error, OSError) as exc:
             # Like PostgreSQL's pool: the service comes up, /health says why, and the
             # next query connects once the server answers.
@@ -297,7 +309,7 @@ class MySQLDatabase:
         statement: str | None = None,
     ) -> AsyncIterator[Any]:
         async with read_only_session(
-            self.pool, self.options, timeout, select_limit, statement
+            self.pool, self.options, timeout, select_limit, statement, self.family
         ) as connection:
             yield connection
 

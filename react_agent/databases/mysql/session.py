@@ -16,6 +16,7 @@ from react_agent.databases.mysql.connection import (
     session_limits_sql,
     shown_url,
 )
+from react_agent.databases.mysql.families import WITHOUT_READ_ONLY_TRANSACTIONS, server_family
 from react_agent.errors import ServiceError
 
 # Client errors 2003/2006/2013/2055: the server cannot be reached or went away.
@@ -31,8 +32,12 @@ async def read_only_session(
     timeout: float | None,
     select_limit: int | None,
     statement: str | None = None,
+    declared: str = "mysql",
 ) -> AsyncIterator[Any]:
     """Lend a connection inside a read-only transaction that is always rolled back.
+
+    `declared` is the family the URL's scheme names; the server's greeting may name
+    another (mysql/families), whose time limit and transactions then apply.
 
     A cancelled caller's statement is killed on the server from a side connection,
     and the connection it ran on is closed rather than returned to the pool. A failure
@@ -47,9 +52,11 @@ async def read_only_session(
         async with pool.acquire() as connection:
             thread_id = connection.thread_id()
             try:
+                family = server_family(connection.get_server_info(), declared)
                 async with connection.cursor() as cursor:
-                    await cursor.execute(session_limits_sql(connection, timeout, select_limit))
-                    await cursor.execute("START TRANSACTION READ ONLY")
+                    await cursor.execute(session_limits_sql(family, timeout, select_limit))
+                    if family not in WITHOUT_READ_ONLY_TRANSACTIONS:
+                        await cursor.execute("START TRANSACTION READ ONLY")
                 yield connection
             except asyncio.CancelledError:
                 await asyncio.shield(kill_query(options, thread_id))

@@ -47,13 +47,25 @@ class PoolOptions(TypedDict, total=False):
     """Seconds one failed connection is retried in the background before giving up."""
 
 
+POSTGRES_WIRE_SCHEMES = (
+    "postgresql",
+    "postgres",
+    "kingbase",
+    "kingbasees",
+    "opengauss",
+    "gaussdb",
+    "highgo",
+)
+"""URL schemes of servers that speak PostgreSQL's wire protocol (the registry's families)."""
+
+
 def postgres_conninfo(url: str) -> str:
-    """Return `url` as psycopg accepts it (`postgres://`, `postgresql+psycopg://` too).
+    """Return `url` as psycopg accepts it (`postgres://`, `opengauss://`, `…+psycopg://` too).
 
     A `key=value` connection string is returned unchanged.
     """
     scheme, separator, rest = url.strip().partition("://")
-    if separator and scheme.lower().split("+")[0] in ("postgresql", "postgres"):
+    if separator and scheme.lower().split("+")[0] in POSTGRES_WIRE_SCHEMES:
         return f"postgresql://{rest}"
     return url.strip()
 

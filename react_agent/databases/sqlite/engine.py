@@ -74,7 +74,7 @@ class SQLiteDatabase:
         connection = self._connect()
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
-        connection.set_authorizer(_authorize_read_only)
+        connection.set_authorizer(authorize_read_only)
         return connection
 
     async def list_tables(self) -> list[str]:
@@ -259,7 +259,7 @@ class SQLiteDatabase:
         """Nothing to close: connections live for one query."""
 
 
-def _authorize_read_only(
+def authorize_read_only(
     action: int, arg1: str | None, arg2: str | None, database: str | None, trigger: str | None
 ) -> int:
     """SQLite authorizer: allow reading data tables and calling harmless functions only."""

@@ -54,9 +54,15 @@ BAD_STARTS = {
     "port-not-a-number": BadStart({"PORT": "abc"}, "PORT", ("abc",)),
     "api-keys-file-missing": BadStart({"API_KEYS_FILE": "no-such-keys.txt"}, "API_KEYS_FILE"),
     "data-url-unsupported-scheme": BadStart(
-        {"DATA_DATABASE_URL": "oracle://scott:tiger@db.example:1521/orcl"},
+        {"DATA_DATABASE_URL": "nosuchdb://scott:tiger@db.example:1521/orcl"},
         "DATA_DATABASE_URL",
-        ("oracle", "postgresql://"),
+        ("nosuchdb", "postgresql://"),
+        secret="tiger",
+    ),
+    "data-url-driver-missing": BadStart(
+        {"DATA_DATABASE_URL": "oracle+oracledb://scott:tiger@db.example:1521/orcl"},
+        "DATA_DATABASE_URL",
+        ("oracle://", 'pip install ".[oracle]"'),
         secret="tiger",
     ),
     "checkpoint-url-unsupported-scheme": BadStart(

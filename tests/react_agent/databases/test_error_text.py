@@ -250,4 +250,8 @@ def test_only_the_services_own_literal_texts_skip_the_redaction():
             assert literal, (
                 f"{path}:{node.lineno}: a text that skips the redaction: {ast.unparse(text)}"
             )
-    assert sorted(ours) == ["databases/base.py", "databases/sqlite/engine.py"]
+    assert sorted(set(ours)) == [
+        "databases/base.py",
+        "databases/federation/statements.py",
+        "databases/sqlite/engine.py",
+    ]
