@@ -98,6 +98,12 @@ export class Progress {
       this.subagentStep(data);
       return;
     }
+    if (data.node === "__source_wait__") {
+      // A statement waits for its turn on a busy data source (its fair share).
+      this.enter("query");
+      this.say("sourceWait", { source: data.source ?? "", ahead: data.ahead ?? 0 });
+      return;
+    }
     const phase = NODE_PHASE[data.node] ?? (data.node === "agent" && this.phase ? null : "understand");
     if (phase) this.enter(phase);
   }
