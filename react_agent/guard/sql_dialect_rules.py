@@ -26,16 +26,6 @@ _EXECUTABLE_COMMENT = re.compile(r"/\*M?!", re.IGNORECASE)
 _FILE_LIKE_NAME = re.compile(r"[/\\:*?]|\.[a-z0-9]{1,8}$", re.IGNORECASE)
 
 
-RULES_OF: dict[str, str] = {"doris": "mysql", "starrocks": "mysql"}
-"""Dialects whose engines run on another's server code: they keep that one's rules too
-(Doris and StarRocks answer MySQL's wire and its comments, variables and functions)."""
-
-
-def rules_dialect(dialect: str) -> str:
-    """Return the dialect whose engine-only rules apply to SQL read in `dialect`."""
-    return RULES_OF.get(dialect, dialect)
-
-
 DialectRuleBroken = RuleBroken
 """A dialect-only rule refused the query; the message is the reason for the model."""
 

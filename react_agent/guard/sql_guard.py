@@ -17,7 +17,6 @@ from react_agent.guard.sql_dialect_rules import (
     check_dialect_table,
     check_dialect_text,
     is_refused_in_dialect,
-    rules_dialect,
 )
 from react_agent.guard.sql_refusals import (
     WRITE_KINDS,
@@ -69,13 +68,12 @@ def check_query(sql: str, dialect: str, allowed_tables: frozenset[str] | None) -
     _check_statement_kind(root, sql, dialect)
     if dialect == "postgres":
         _check_no_unicode_escaped_names(sql)
-    rules = rules_dialect(dialect)
     try:
-        check_dialect_text(sql, rules)
+        check_dialect_text(sql, dialect)
         for node in root.walk():
-            _check_node(node, rules)
+            _check_node(node, dialect)
         for table in _table_references(root):
-            _check_table(table, rules, allowed_tables)
+            _check_table(table, dialect, allowed_tables)
     except DialectRuleBroken as exc:
         raise QueryRejected(str(exc)) from exc
     return sql
