@@ -86,6 +86,13 @@ export class Turn {
     renderMarkdown(this.answer, this.text);
     // Marked on the sanitised answer's text nodes: the check's texts never become markup.
     const parts = showAnswerCheck(this.answer, data.answer_check);
+    // A verified example's SQL answered it (VERIFIED_ANSWERS): said above the rest.
+    if (data.react_agent_meta?.verified_example_id) {
+      const badge = part("p", "verified-answer");
+      label(badge, "verifiedAnswer");
+      badge.dataset.exampleId = data.react_agent_meta.verified_example_id;
+      parts.unshift(badge);
+    }
     const records = data.records;
     const rows = records?.rows?.length ?? 0;
     const total = records?.total_row_count ?? rows;

@@ -85,8 +85,14 @@ class SchemaPrompt(Protocol):
     budget_chars: int
     """SCHEMA_PROMPT_BUDGET; 0: the section holds the business instructions only."""
 
-    async def prompt_section(self, question: str) -> str:
-        """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
+    async def describes_tables(self) -> bool:
+        """Whether the prompt describes the tables (a budget, a built catalogue)."""
+
+    async def stable_section(self) -> str:
+        """Return the schema every question reads alike (the prompt's stable prefix)."""
+
+    async def question_section(self, question: str) -> str:
+        """Return the schema `question` adds: its value links, or its retrieved tables."""
 
     async def instruction_ids(self) -> list[str]:
         """Return the ids of the business instructions the section holds for the caller."""
@@ -111,6 +117,24 @@ class HistoryHooks(Protocol):
         self, state: AgentState, visible: Sequence[AnyMessage]
     ) -> Sequence[AnyMessage]:
         """Return the messages whose results the prompt lists."""
+
+
+class VerifiedMatch(Protocol):
+    """A verified example a question matched (react_agent.memory.verified)."""
+
+    example_id: str
+    sql: str
+    """The example's SQL, its literals substituted for a near match."""
+
+
+class VerifiedSource(Protocol):
+    """Finds the verified example a question matches (react_agent.memory.verified)."""
+
+    direct: bool
+    """VERIFIED_ANSWERS=direct: the rows and a fixed sentence, no model call at all."""
+
+    async def match(self, question: str) -> VerifiedMatch | None:
+        """Return the verified example `question` matches within the asker's scope, or None."""
 
 
 class AnswerReview(Protocol):

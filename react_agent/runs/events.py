@@ -55,6 +55,8 @@ class RunResult:
     """The trace of the request that asked it, when tracing is on (react_agent_meta.trace_id)."""
     lint: list[dict[str, Any]] = field(default_factory=list)
     """The SQL lint's warnings on the turn's statements: rule, message, sql (SQL_LINT)."""
+    verified_example_id: str | None = None
+    """The verified example whose SQL answered the question (VERIFIED_ANSWERS), if one did."""
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ class ResultTally:
             sql_refusal_count=int(values.get("sql_refusal_count") or 0),
             examples_used=list(values.get("examples_used") or []),
             instructions_used=list(values.get("instructions_used") or []),
+            verified_example_id=values.get("verified_example_id"),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )

@@ -52,7 +52,7 @@ from react_agent.service.state import (
     postgres_pool_options,
     reconnects_by_itself,
 )
-from react_agent.tools.sql_tools import build_sql_tools
+from react_agent.tools.sql_tools import CHECK_SQL, build_sql_tools
 
 logger = logging.getLogger(__name__)
 
@@ -259,6 +259,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         columns=service.columns if service.policy is not None else None,
         linter=_linter(service),
     )
+    if settings.sql_check_tool == "off":
+        tools = [tool for tool in tools if tool.name != CHECK_SQL]
     nodes = AgentNodes(
         model=model,
         dialect=service.database.dialect,
@@ -271,6 +273,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         report_model_call=report_model_call,
         model_name=settings.llm_model,
         report_schema_retrieval=report_schema_retrieval,
+        # check_sql only for runs that stop for approval (SQL_CHECK_TOOL=approval).
+        check_tool=CHECK_SQL if settings.sql_check_tool == "approval" else None,
     )
     parts = GraphParts(nodes, model, tuple(tools))
     # The one seam of the optional features: history, memory, schema, sub-agents, pauses,
