@@ -36,8 +36,9 @@ def tool_calling_model(body: dict[str, Any]) -> Reply:
     ]
     prompt = "".join(message_text(m) for m in messages if m.get("role") == "system")
     knows_schema = SCHEMA_MARK in prompt
-    if turn and turn[-1].get("role") == "tool" and "run_sql" in called:
-        rows = message_text(turn[-1]).partition("\n")[2]
+    last = message_text(turn[-1]) if turn and turn[-1].get("role") == "tool" else None
+    if last is not None and "run_sql" in called and not last.startswith("Error"):
+        rows = last.partition("\n")[2]
         return Reply(text="查询结果如下：" + rows[:200])
     if not knows_schema and "list_tables" in tools and "list_tables" not in called:
         return Reply(tool_calls=[ToolCall("list_tables", {})])

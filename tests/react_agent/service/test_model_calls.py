@@ -18,12 +18,15 @@ from bench.model_calls.policy import first_prompt_chars, prefix_share, tool_call
 from bench.schema_scale.load import write_semantic_file, write_sqlite
 from bench.schema_scale.schema import build_tables
 from config import Settings
+from react_agent.approval.decisions import ApprovalDecision
 from react_agent.memory.examples import SQL
+from react_agent.runs.run_flags import RunFlags
 from react_agent.service import open_agent_service
 from react_agent.service.state import AgentService
 from tests.support.openai_stub import DEFAULT_SALES_SQL, OpenAIStub
 
 QUESTION = "每个地区的销售额是多少"
+APPROVE = RunFlags(approve_sql=True)
 
 
 @pytest.fixture
@@ -176,3 +179,35 @@ async def test_the_first_prompt_on_a_thousand_tables_stays_under_six_thousand_ch
     first = stub.requests[0]
     assert first_prompt_chars(first) <= 6000
     assert "Schema:" in "".join(m["content"] for m in first["messages"] if m["role"] == "system")
+
+
+async def test_an_approval_run_gets_check_sql_and_a_verified_query_waits_for_the_person(
+    settings, stub
+):
+    async with agent(settings, stub, verified_answers="direct") as service:
+        assert service.memory is not None
+        example = await service.memory.examples.add(SQL, QUESTION, DEFAULT_SALES_SQL)
+        checked = await service.runner.start("一共有几家门店", "wang1:check", flags=APPROVE)
+        checked_wait = await checked.result()
+        verified = await service.runner.start(QUESTION, "wang1:approve", flags=APPROVE)
+        waiting = await verified.result()
+        decision = ApprovalDecision(waiting.approval["interrupt_id"], "approve")
+        resumed = await service.runner.start("", "wang1:approve", resume=decision)
+        result = await resumed.result()
+
+    # A run that stops for approval checks its SQL first, and the card shows it unrun.
+    assert "check_sql" in {tool["function"]["name"] for tool in stub.requests[0]["tools"]}
+    assert checked_wait.tools_used == ["check_sql"] and checked_wait.approval is not None
+    assert waiting.approval["sql"] == DEFAULT_SALES_SQL and waiting.records is None
+    assert result.verified_example_id == example.id and result.records is not None
+
+
+async def test_a_verified_query_the_guard_refuses_goes_back_to_the_model(settings, stub):
+    async with agent(settings, stub, sql_allowed_tables="orders,stores,regions") as service:
+        assert service.memory is not None
+        await service.memory.examples.add(SQL, "客户有多少", "SELECT COUNT(*) FROM customers")
+        result = await service.runner.ask("客户有多少", "wang1:refused")
+
+    # The example is out of the allowed tables: refused as a tool result, the model goes on.
+    assert result.sqls[0]["status"] == "refused" and result.sqls[1]["status"] == "ok"
+    assert result.verified_example_id is None and len(stub.requests) == 2
