@@ -38,9 +38,10 @@ SCENARIOS = {
     "simple": "每个地区的销售额是多少",
     "follow_up": "其中华东是多少",
     "two_part": "每个地区的销售额是多少？另外一共有几家门店",
-    "verified": "每个地区的销售额是多少？",
+    "verified": "一共有多少行？",
 }
-VERIFIED_QUESTION = "每个地区的 销售额是多少"
+VERIFIED_QUESTION = "一共 有多少行"
+"""A verified example's question: the scenario asks it in other spaces and punctuation."""
 
 
 async def ask(service: Any, stub: Any, question: str, thread: str) -> dict[str, Any]:
@@ -83,13 +84,15 @@ async def measure_schema(stub: Any, settings: Any) -> dict[str, Any]:
     from bench.model_calls.policy import prefix_share
     from react_agent.memory.examples import SQL
     from react_agent.service import open_agent_service
-    from tests.support.openai_stub import DEFAULT_SALES_SQL
 
     async with open_agent_service(settings) as service:
         if service.catalog is not None:
             await service.catalog.wait_ready()
         if service.memory is not None:
-            await service.memory.examples.add(SQL, VERIFIED_QUESTION, DEFAULT_SALES_SQL)
+            # Its SQL reads a table of this schema (the sample's first: customers).
+            table = service.tables[0]
+            sql = f"SELECT COUNT(*) AS n FROM {table}"
+            await service.memory.examples.add(SQL, VERIFIED_QUESTION, sql)
         await ask(service, stub, "一共有几家门店", f"warm:{uuid.uuid4().hex}")  # warm-up
         thread = f"bench:{uuid.uuid4().hex}"
         figures = {"simple": await ask(service, stub, SCENARIOS["simple"], thread)}

@@ -60,7 +60,35 @@ def render(before: dict[str, Any], after: dict[str, Any]) -> str:
         "",
     ]
     body = table(before, after, "sample") + table(before, after, "1000_tables")
-    return "\n".join(head + body)
+    return "\n".join(head + body + NOTES)
+
+
+NOTES = [
+    "### Notes",
+    "",
+    "- The model is the tests' stub over HTTP (ChatOpenAI), 50 ms per call, answering as a "
+    "tool-calling model (bench/model_calls/policy.py): it lists and describes the tables "
+    "only when the schema is not in its prompt, checks its SQL when offered check_sql, "
+    "runs it (two statements in one reply for the two-part question), then answers. "
+    "Default settings on both sides; the before side has no schema in the prompt "
+    "(SCHEMA_PROMPT_BUDGET=0 then) and offers check_sql to every run, hence 5 calls.",
+    "- Tokens are the stub's estimate (about four characters per token, the messages "
+    "only); cached tokens are the stub's simulation of a provider's prefix cache (the "
+    "longest prefix shared with an earlier request), reported only by the after side.",
+    "- Prefix share: of each request, rendered as a provider caches it (the tools, then "
+    "each message), the share the next request repeats byte for byte; within a turn the "
+    "least over its calls, across turns from the first turn's last request to the "
+    "follow-up's first. Before, the system prompt held the time and the results so far, "
+    "so it changed from call to call; after, both are in the question's context.",
+    "- The first request is larger after on the sample (the whole schema is in it, about "
+    "1,700 characters, instead of a list_tables call and a describe_tables call later), "
+    "and much smaller on 1,000 tables (the question's tables, not the 1,000 names).",
+    "- First progress event: from the run's start to its first agent or tools step. With "
+    "a verified match the first step needs no model call. The machine's two cores were "
+    "shared by eight helpers' runs (load average above): times of tens to hundreds of "
+    "milliseconds are noise-bound; the call counts and shares are not.",
+    "",
+]
 
 
 def main() -> None:
