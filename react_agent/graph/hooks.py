@@ -3,8 +3,8 @@
 The graph knows its optional features only through these: the features of
 service/graph_features.py give the nodes an object of each shape (the history's blocks,
 the memory's examples and retrieval reporter, the catalogue's schema section, the
-approval's tool gate, the answer review of ANSWER_CHECK=repair), the runner a model-call
-and a schema reporter, or None to leave it out.
+approval's tool gate, the answer review of ANSWER_CHECK=repair, the verified examples of
+VERIFIED_ANSWERS), the runner a model-call and a schema reporter, or None to leave it out.
 """
 
 from __future__ import annotations
