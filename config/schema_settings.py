@@ -31,12 +31,14 @@ class SchemaSettings(BaseSettings):
         "rebuild); 0 rebuilds only at start-up and on POST /api/v0/schema/refresh.",
     )
     schema_prompt_budget: int = Field(
-        default=0,
+        default=12000,
         ge=0,
         description="Characters of schema the system prompt may hold: the whole readable "
-        "schema when it fits, else the tables retrieved for the question plus the "
-        "search_schema tool. 0 (the default) leaves the prompt as before (list_tables, "
-        "describe_tables); 12000 suits most databases.",
+        "schema when it fits (the sample's is about 1,700; the stable part of the prompt, "
+        "so the model needs no list_tables or describe_tables call), else the tables "
+        "retrieved for each question (at most 4,000 characters, beside the question) plus "
+        "the search_schema tool. 0 leaves the schema out (the model lists and describes "
+        "the tables itself, one or two more calls per question).",
     )
     semantic_file: Path | None = Field(
         default=None,

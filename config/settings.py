@@ -12,6 +12,7 @@ from config.access_settings import AccessSettings
 from config.audit_settings import AuditSettings
 from config.clarify_settings import ClarifySettings
 from config.data_source_settings import DataSourceSettings
+from config.model_call_settings import ModelCallSettings
 from config.observability_settings import ObservabilitySettings
 from config.postgres_settings import PostgresSettings
 from config.quality_settings import QualitySettings
@@ -23,6 +24,7 @@ class Settings(
     AccessSettings,
     ClarifySettings,
     QualitySettings,
+    ModelCallSettings,
     AuditSettings,
     QuotaSettings,
     ObservabilitySettings,

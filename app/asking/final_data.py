@@ -49,6 +49,8 @@ def build_final_data(
     }
     if result.instructions_used:  # absent without instructions: legacy replies unchanged
         data["react_agent_meta"]["instructions"] = result.instructions_used
+    if result.verified_example_id:  # a verified example's SQL answered (VERIFIED_ANSWERS)
+        data["react_agent_meta"]["verified_example_id"] = result.verified_example_id
     if conversation_id_ignored:
         data["react_agent_meta"]["conversation_id_ignored"] = True
     if result.lint:  # only when a statement drew a warning (docs/lint.md)

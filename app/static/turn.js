@@ -125,6 +125,13 @@ export class Turn {
     const parts = showAnswerCheck(this.answer, data.answer_check);
     const confidence = confidenceView(data.react_agent_meta?.confidence);
     if (confidence) parts.push(confidence);
+    // A verified example's SQL answered it (VERIFIED_ANSWERS): said above the rest.
+    if (data.react_agent_meta?.verified_example_id) {
+      const badge = part("p", "verified-answer");
+      label(badge, "verifiedAnswer");
+      badge.dataset.exampleId = data.react_agent_meta.verified_example_id;
+      parts.unshift(badge);
+    }
     const records = data.records;
     const rows = records?.rows?.length ?? 0;
     const total = records?.total_row_count ?? rows;

@@ -49,6 +49,9 @@ INSTRUCTIONS_HEADER = (
 )
 INSTRUCTIONS_SHARE = 0.5
 """Most of SCHEMA_PROMPT_BUDGET the instructions take; the rest is the schema's."""
+RETRIEVED_CHARS = 4000
+"""Most characters of the tables retrieved for a question when the whole schema does not
+fit SCHEMA_PROMPT_BUDGET: the first prompt on a schema of 1,000 tables stays small."""
 INSTRUCTIONS_ONLY_CHARS = 4000
 """Most characters of instructions when the schema is not in the prompt (budget 0)."""
 
@@ -175,24 +178,53 @@ class SchemaContext:
     async def prompt_section(self, question: str) -> str:
         """Return the schema part of the system prompt for `question` ("" before a build).
 
-        The instructions in force come first (the stable part: the same for every question
-        of the caller on a day), then the schema within what is left of the budget.
+        The stable part (`stable_section`) then the question's own (`question_section`).
+        """
+        parts = (await self.stable_section(), await self.question_section(question))
+        return "\n".join(part for part in parts if part)
+
+    async def describes_tables(self) -> bool:
+        """Whether the prompt describes the tables: a budget, and a catalogue built."""
+        return self.budget_chars > 0 and await self.catalog.current() is not None
+
+    async def stable_section(self) -> str:
+        """Return what every question of the caller reads alike: instructions, whole schema.
+
+        The instructions in force come first (the same for every question of the caller
+        on a day), then the whole schema when it fits what is left of the budget; this part
+        goes in the prompt's stable prefix, byte for byte the same from call to call.
         """
         snapshot = await self.catalog.current()
         if snapshot is None:
             return ""
-        rules = self.instructions(snapshot)
-        ruled = "\n".join([INSTRUCTIONS_HEADER, *map(render_instruction, rules)]) if rules else ""
-        if self.budget_chars <= 0:
-            return ruled  # SCHEMA_PROMPT_BUDGET=0: the instructions alone
-        budget = self.budget_chars - len(ruled)
+        ruled = self._ruled(snapshot)
+        if self.budget_chars <= 0 or not self._fits(snapshot, ruled):
+            return ruled
+        return "\n".join(part for part in (ruled, self._full_text(snapshot)) if part)
+
+    async def question_section(self, question: str) -> str:
+        """Return what `question` adds: its value links, or its tables (retrieval).
+
+        Its tables when the whole schema does not fit; "" with budget 0 or before a build.
+        """
+        snapshot = await self.catalog.current()
+        if snapshot is None or self.budget_chars <= 0:
+            return ""
         links = self.value_links(snapshot, question)
         linked = "\n".join([VALUES_HEADER, *(link.describe() for link in links)]) if links else ""
-        full = self._full_text(snapshot)
-        if len(full) + len(linked) <= budget:
-            return "\n".join(part for part in (ruled, full, linked) if part)
-        selected = self._selected(snapshot, question, links, linked, budget)
-        return "\n".join(part for part in (ruled, selected) if part)
+        ruled = self._ruled(snapshot)
+        if self._fits(snapshot, ruled):
+            return linked
+        budget = min(self.budget_chars, RETRIEVED_CHARS) - len(ruled)
+        return self._selected(snapshot, question, links, linked, budget)
+
+    def _ruled(self, snapshot: Snapshot) -> str:
+        rules = self.instructions(snapshot)
+        return "\n".join([INSTRUCTIONS_HEADER, *map(render_instruction, rules)]) if rules else ""
+
+    def _fits(self, snapshot: Snapshot, ruled: str) -> bool:
+        """Whether the whole schema fits the budget beside the instructions."""
+        return len(self._full_text(snapshot)) + len(ruled) <= self.budget_chars
 
     def _selected(
         self,

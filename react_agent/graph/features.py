@@ -10,6 +10,7 @@ data scope, say) is one more `GraphFeature`, not an edit of graph/.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain, combinations
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -46,12 +47,19 @@ class GraphParts:
         return replace(self, nodes=nodes, tools=(*self.tools, *(tools or [])))
 
     def bound_nodes(self) -> AgentNodes:
-        """Return the nodes with the model bound to the tools (and to all but ask_tool)."""
+        """Return the nodes with the model bound to the tools, and to all but some.
+
+        One binding for each set of the tools a run may be denied (ask_tool, check_tool).
+        """
         nodes = replace(self.nodes, model=self.model.bind_tools(list(self.tools)))
-        if self.nodes.ask_tool is None:
-            return nodes
-        others = [tool for tool in self.tools if tool.name != self.nodes.ask_tool]
-        return replace(nodes, model_not_asking=self.model.bind_tools(others))
+        optional = [name for name in (self.nodes.ask_tool, self.nodes.check_tool) if name]
+        subsets = chain.from_iterable(combinations(optional, n) for n in (1, 2))
+        sets = {frozenset(names) for names in subsets}
+        bound = {
+            names: self.model.bind_tools([tool for tool in self.tools if tool.name not in names])
+            for names in sorted(sets, key=sorted)
+        }
+        return replace(nodes, bound_without=bound)
 
 
 class GraphFeature(Protocol):

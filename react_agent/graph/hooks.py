@@ -4,8 +4,8 @@ The graph knows its optional features only through these: the features of
 service/graph_features.py give the nodes an object of each shape (the history's blocks,
 the memory's examples and retrieval reporter, the catalogue's schema section, the
 approval's tool gate, the answer review of ANSWER_CHECK=repair, the answer candidates of
-ANSWER_CANDIDATES, the notes under an answer), the runner a model-call and a schema
-reporter, or None to leave it out.
+ANSWER_CANDIDATES, the notes under an answer, the verified examples of VERIFIED_ANSWERS),
+the runner a model-call and a schema reporter, or None to leave it out.
 """
 
 from __future__ import annotations
@@ -86,8 +86,14 @@ class SchemaPrompt(Protocol):
     budget_chars: int
     """SCHEMA_PROMPT_BUDGET; 0: the section holds the business instructions only."""
 
-    async def prompt_section(self, question: str) -> str:
-        """Return the schema the model reads for `question` ("" to leave the prompt as is)."""
+    async def describes_tables(self) -> bool:
+        """Whether the prompt describes the tables (a budget, a built catalogue)."""
+
+    async def stable_section(self) -> str:
+        """Return the schema every question reads alike (the prompt's stable prefix)."""
+
+    async def question_section(self, question: str) -> str:
+        """Return the schema `question` adds: its value links, or its retrieved tables."""
 
     async def instruction_ids(self) -> list[str]:
         """Return the ids of the business instructions the section holds for the caller."""
@@ -112,6 +118,24 @@ class HistoryHooks(Protocol):
         self, state: AgentState, visible: Sequence[AnyMessage]
     ) -> Sequence[AnyMessage]:
         """Return the messages whose results the prompt lists."""
+
+
+class VerifiedMatch(Protocol):
+    """A verified example a question matched (react_agent.memory.verified)."""
+
+    example_id: str
+    sql: str
+    """The example's SQL, its literals substituted for a near match."""
+
+
+class VerifiedSource(Protocol):
+    """Finds the verified example a question matches (react_agent.memory.verified)."""
+
+    direct: bool
+    """VERIFIED_ANSWERS=direct: the rows and a fixed sentence, no model call at all."""
+
+    async def match(self, question: str) -> VerifiedMatch | None:
+        """Return the verified example `question` matches within the asker's scope, or None."""
 
 
 class AnswerReview(Protocol):

@@ -6,11 +6,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
@@ -26,6 +26,7 @@ from react_agent.graph.hooks import (
     RetrievalReporter,
     SchemaPrompt,
     SchemaRetrievalReporter,
+    VerifiedSource,
 )
 from react_agent.graph.messages import (
     message_text,
@@ -35,11 +36,13 @@ from react_agent.graph.messages import (
     visible_messages,
 )
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
-from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, SYSTEM_PROMPT
+from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, QUESTION_CONTEXT, SYSTEM_PROMPT
+from react_agent.graph.question_context import last_question, with_question_contexts
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.graph.tool_calls import vet_model_calls
 from react_agent.graph.trimming import select_context_start
+from react_agent.graph.verified import verified_step
 from react_agent.tools.results import recent_results
 from react_agent.tools.sql_tools import RUN_SQL
 
@@ -67,7 +70,10 @@ class AgentNodes:
         report_retrieval: Shows each retrieval in the run's events; None shows none.
         clarify: Whether the model has ask_user (a run may still turn asking off).
         ask_tool: The name of that tool, kept from the model of a run that may not ask.
-        model_not_asking: The model bound to every tool but `ask_tool` (features binds it).
+        check_tool: check_sql's name when only runs asking for approval get it
+            (SQL_CHECK_TOOL=approval); None when every run gets the tools bound.
+        bound_without: The model bound to all the tools but a set of them, by that set
+            (features binds it: without ask_tool, check_tool or both).
         report_model_call: Tells the run's listeners of each model call; None tells none.
         model_name: The configured model's name, for reports whose answer names none.
         schema: The schema for each question's prompt (the catalogue); None lists only
@@ -76,6 +82,8 @@ class AgentNodes:
             took, once per question; None tells none.
         answer_notes: Lines added under the final answer (a split among the candidates,
             nothing the asker may see matched), each with its state fields.
+        verified: Finds the verified example a question matches (VERIFIED_ANSWERS);
+            None: the model writes every question's SQL.
 
     """
 
@@ -92,12 +100,14 @@ class AgentNodes:
     report_retrieval: RetrievalReporter | None = None
     clarify: bool = False
     ask_tool: str | None = None
-    model_not_asking: Any = None
+    check_tool: str | None = None
+    bound_without: dict[frozenset[str], Any] = field(default_factory=dict)
     report_model_call: ModelCallReporter | None = None
     model_name: str = ""
     schema: SchemaPrompt | None = None
     report_schema_retrieval: SchemaRetrievalReporter | None = None
     answer_notes: tuple[AnswerNote, ...] = ()
+    verified: VerifiedSource | None = None
 
     async def trim_messages(self, state: AgentState) -> dict[str, Any]:
         """Choose the whole turns the model will see, within the turn and token budgets."""
@@ -111,11 +121,58 @@ class AgentNodes:
         return update
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        """Ask the model for its next step: tool calls, or the answer."""
+        """Ask the model for its next step: tool calls, or the answer.
+
+        A question a verified example answers gets that example's SQL (and, with
+        VERIFIED_ANSWERS=direct, its fixed answer) without the model (graph/verified).
+        """
+        step = await verified_step(self.verified, state) if self.verified is not None else {}
+        if "messages" in step:
+            return step
         context = visible_messages(state["messages"], state.get("context_start_id"))
-        listed = self.history.results_source(state, context) if self.history else state["messages"]
-        schema = await self._schema_for_question(state)
-        lists_schema = bool(schema) and self.schema is not None and self.schema.budget_chars > 0
+        question = last_question(state["messages"])
+        contexts = state.get("question_contexts") or {}
+        update: dict[str, Any] = dict(step)
+        if question is not None and question.id and question.id not in contexts:
+            made, made_update = await self._question_context(state, context, question)
+            update.update(made_update)
+            contexts = {**contexts, question.id: made}
+            update["question_contexts"] = {question.id: made}
+        stable = await self._stable_prompt()
+        # The one boundary into the model: sensitive values become tokens here (access/masking).
+        model_input = mask_for_model(
+            with_question_contexts(stable, context, contexts), state["messages"]
+        )
+        # A run that may not ask is not offered ask_user at all (CLARIFY=request's default);
+        # check_sql only to a run that asks for approval (SQL_CHECK_TOOL=approval).
+        response = await self._invoke_model(self._model_for_run(), model_input, config)
+        update["messages"] = [stamped(response)]
+        if self.schema is not None:
+            # The instructions in this prompt: cited in react_agent_meta.instructions.
+            used = await self.schema.instruction_ids()
+            update["instructions_used"] = list(
+                dict.fromkeys([*(state.get("instructions_used") or []), *used])
+            )
+        return update
+
+    def _model_for_run(self) -> Any:
+        """Return the model bound to the tools this run may use."""
+        withheld = set()
+        if self.ask_tool and not (self.clarify and run_context().clarify):
+            withheld.add(self.ask_tool)
+        if self.check_tool and not run_context().approve_sql:
+            withheld.add(self.check_tool)
+        return self.bound_without.get(frozenset(withheld), self.model)
+
+    async def _stable_prompt(self) -> str:
+        """Return the stable prefix: the rules, the tables or the schema, the rule of asking."""
+        stable_schema = ""
+        if self.schema is not None:
+            try:
+                stable_schema = await self.schema.stable_section()
+            except Exception as exc:
+                logger.warning("the schema could not be put in the prompt: %s", exc)
+        described = self.schema is not None and await self.schema.describes_tables()
         prompt = SYSTEM_PROMPT.format(
             dialect=self.dialect,
             preview_rows=self.preview_rows,
@@ -123,9 +180,24 @@ class AgentNodes:
             language_hint=self.language_hint,
             tables=(
                 "see the schema below"
-                if lists_schema
+                if described
                 else ", ".join(t for t in self.tables if current_scope().can_read(t)) or "(none)"
             ),
+        )
+        if stable_schema:
+            prompt = f"{prompt}\n\n{stable_schema}"
+        asks = self.clarify and run_context().clarify
+        return prompt + "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
+
+    async def _question_context(
+        self, state: AgentState, context: list[AnyMessage], question: HumanMessage
+    ) -> tuple[str, dict[str, Any]]:
+        """Make the question's context once, at its first model call (graph/question_context).
+
+        Returns the context and the state it sets (the examples shown).
+        """
+        listed = self.history.results_source(state, context) if self.history else state["messages"]
+        head = QUESTION_CONTEXT.format(
             results="; ".join(
                 f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
                 for r in recent_results(listed)
@@ -133,28 +205,12 @@ class AgentNodes:
             or "(none)",
             now=datetime.now().astimezone().isoformat(timespec="seconds"),
         )
-        if schema:
-            prompt = f"{prompt}\n\n{schema}"
+        schema = await self._schema_for_question(message_text(question))
         examples = await self._examples_for_question(state)
-        if examples.get("examples_prompt"):
-            prompt = f"{prompt}\n\n{examples['examples_prompt']}"
-        if self.history:  # the index of earlier turns (blocks mode)
-            prompt += self.history.prompt_section(state)
-        asks = self.clarify and run_context().clarify
-        prompt += "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
-        # The one boundary into the model: sensitive values become tokens here (access/masking).
-        model_input = mask_for_model([SystemMessage(prompt), *context], state["messages"])
-        # A run that may not ask is not offered ask_user at all (CLARIFY=request's default).
-        model = self.model if asks or self.model_not_asking is None else self.model_not_asking
-        response = await self._invoke_model(model, model_input, config)
-        update = {"messages": [stamped(response)], **examples}
-        if schema and self.schema is not None:
-            # The instructions in this prompt: cited in react_agent_meta.instructions.
-            used = await self.schema.instruction_ids()
-            update["instructions_used"] = list(
-                dict.fromkeys([*(state.get("instructions_used") or []), *used])
-            )
-        return update
+        # the index of earlier turns (blocks mode)
+        history = self.history.prompt_section(state).strip() if self.history else ""
+        parts = [head, schema, examples.get("examples_prompt") or "", history]
+        return "\n\n".join(part for part in parts if part), examples
 
     async def _invoke_model(
         self, model: Any, messages: list[AnyMessage], config: RunnableConfig
@@ -175,24 +231,23 @@ class AgentNodes:
         self.report_model_call(model or self.model_name, "ok", time.perf_counter() - started, usage)
         return response
 
-    async def _schema_for_question(self, state: AgentState) -> str:
-        """Return the schema section for the current question; a failure leaves it out."""
+    async def _schema_for_question(self, question: str) -> str:
+        """Return the question's part of the schema; a failure leaves it out.
+
+        Made once per question, so it is reported once per question.
+        """
         if self.schema is None:
             return ""
-        question = next(
-            (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
-        )
         started = time.perf_counter()
         try:
-            section = await self.schema.prompt_section(message_text(question) if question else "")
+            section = await self.schema.question_section(question)
+            stable = await self.schema.stable_section()
         except Exception as exc:
             logger.warning("the schema section could not be made; the prompt lists tables: %s", exc)
             section, outcome = "", "error"
         else:
-            outcome = "ok" if section else "empty"
-        # Reported at the question's first model call only (its last message is the question):
-        # the later calls of a question remake the same section for the same words.
-        if self.report_schema_retrieval is not None and state["messages"][-1] is question:
+            outcome = "ok" if section or stable else "empty"
+        if self.report_schema_retrieval is not None:
             self.report_schema_retrieval(outcome, time.perf_counter() - started)
         return section
 
@@ -206,9 +261,7 @@ class AgentNodes:
             return {}
         if state.get("examples_prompt") is not None:
             return {"examples_prompt": state["examples_prompt"]}
-        question = next(
-            (m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None
-        )
+        question = last_question(state["messages"])
         text = message_text(question) if question else ""
         started = time.monotonic()
         try:

@@ -1,4 +1,10 @@
-"""Prompts, formatted at call time."""
+"""Prompts, formatted at call time.
+
+SYSTEM_PROMPT is the stable prefix of every request of a thread (with the schema, the
+notes and the rule of asking back after it): nothing in it changes from one call to the
+next, so a provider's prefix cache can reuse it. QUESTION_CONTEXT is made once per
+question and sent just before that question, where it stays for the later turns.
+"""
 
 SYSTEM_PROMPT = """You are a careful data analyst who answers questions about a {dialect} \
 database by writing and running SQL.
@@ -14,9 +20,14 @@ read_result with its id instead of running the query again.
 - When you have the answer, reply in plain language without calling a tool; mention the \
 key figures. {language_hint}
 
-Tables: {tables}
+Tables: {tables}"""
+
+QUESTION_CONTEXT = """Context for the next question (as of when it was asked):
 Earlier results of this conversation: {results}
 Current time: {now}"""
+
+VERIFIED_DIRECT_ANSWER = "VERIFIED_ANSWER"
+"""The config/messages.json key of VERIFIED_ANSWERS=direct's fixed sentence."""
 
 CLARIFY_RULE = """Ask back when it matters: if the question can be read in ways that give \
 different answers (an ambiguous metric, period, entity or scope) and neither the schema nor \

@@ -8,6 +8,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from langgraph.managed import RemainingSteps
 
+from react_agent.graph.question_context import keep_contexts
+
 
 def append_blocks(
     left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
@@ -48,6 +50,15 @@ class AgentState(TypedDict, total=False):
 
     examples_prompt: str | None
     """The memory's examples block for the current question (None until the first model call)."""
+
+    question_contexts: Annotated[dict[str, str], keep_contexts]
+    """Each question's context (examples, value links, results, time) by its message id,
+    made at its first model call and sent before it in every later request (prefix-stable
+    prompts, graph/question_context), kept across questions."""
+
+    verified_example_id: str | None
+    """The verified example whose SQL answered the current question without the model
+    writing SQL (VERIFIED_ANSWERS), or None."""
 
     examples_used: list[str]
     """Ids of the examples and notes shown to the model for the current question."""
@@ -105,6 +116,7 @@ def new_question_state() -> dict[str, Any]:
         "answer_confidence": None,
         "scope_note": None,
         "examples_prompt": None,
+        "verified_example_id": None,
         "examples_used": [],
         "instructions_used": [],
     }

@@ -103,6 +103,11 @@ class ExampleRetriever:
         readable = [item for item in fuse_rankings(rankings) if _within(item, scope)]
         return readable[:limit]
 
+    async def served_items(self) -> list[MemoryItem]:
+        """Return every served item (verified, and rejected negatives), freshly indexed."""
+        await self._refresh_indexes()
+        return self._lexical.items
+
     async def prompt_block(self, question: str) -> tuple[str, list[str]]:
         """Return the examples block for the system prompt and the ids in it ("" if none)."""
         if self.k <= 0:

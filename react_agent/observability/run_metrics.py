@@ -83,6 +83,8 @@ class RunMetrics:
                 m.model_tokens.labels(event.model, "prompt").inc(event.prompt_tokens)
             if event.completion_tokens:
                 m.model_tokens.labels(event.model, "completion").inc(event.completion_tokens)
+            if event.cached_tokens:  # the provider's prefix cache (prompt_tokens_details)
+                m.model_tokens.labels(event.model, "cached").inc(event.cached_tokens)
         elif isinstance(event, QueryFinished) and event.kind == "run":  # run_sql calls only
             reason = refusal_reason(event.reason) if event.outcome == "refused" else ""
             m.sql_queries.labels(event.backend, event.outcome, reason).inc()

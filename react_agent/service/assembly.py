@@ -60,7 +60,7 @@ from react_agent.service.state import (
     reconnects_by_itself,
 )
 from react_agent.storage.postgres_batches import StatementBatches
-from react_agent.tools.sql_tools import build_sql_tools
+from react_agent.tools.sql_tools import CHECK_SQL, build_sql_tools
 
 logger = logging.getLogger(__name__)
 
@@ -271,6 +271,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         columns=service.columns if service.policy is not None else None,
         linter=_linter(service),
     )
+    if settings.sql_check_tool == "off":
+        tools = [tool for tool in tools if tool.name != CHECK_SQL]
     nodes = AgentNodes(
         model=model,
         dialect=prompt_dialect(service.database),
@@ -283,6 +285,8 @@ def _build_runner(service: AgentService, model: BaseChatModel, locks: ThreadLock
         report_model_call=report_model_call,
         model_name=settings.llm_model,
         report_schema_retrieval=report_schema_retrieval,
+        # check_sql only for runs that stop for approval (SQL_CHECK_TOOL=approval).
+        check_tool=CHECK_SQL if settings.sql_check_tool == "approval" else None,
     )
     parts = GraphParts(nodes, model, tuple(tools))
     # The one seam of the optional features: history, memory, schema, sub-agents, pauses,

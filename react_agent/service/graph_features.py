@@ -18,6 +18,7 @@ from react_agent.graph.features import GraphFeature, GraphParts
 from react_agent.history.disclosure import TurnHistory
 from react_agent.history.tools import build_history_tools
 from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, build_memory_tools
+from react_agent.memory.verified import VerifiedAnswers
 from react_agent.quotas.subquestions import SubquestionQuota
 from react_agent.results.answer_check import check_answer
 from react_agent.results.answer_repair import AnswerRepair
@@ -26,7 +27,7 @@ from react_agent.results.candidates import AnswerCandidatesStep, CandidatesNote
 from react_agent.results.scope_note import ScopeNote
 from react_agent.runs.events.listener_reports import report_query
 from react_agent.runs.events.retrieval_events import report_retrieval
-from react_agent.service.schema_catalog import schema_context, schema_tools
+from react_agent.service.schema_catalog import schema_context, schema_tools, value_links_source
 from react_agent.service.state import AgentService
 from react_agent.subagents.bounds import DelegateLimits
 from react_agent.subagents.delegate import build_delegate_tool
@@ -57,6 +58,17 @@ class MemoryRetrieval:
             retriever=self.retriever,
             report_retrieval=partial(report_retrieval, SEARCH_EXAMPLES),
         )
+
+
+@dataclass(frozen=True)
+class VerifiedAnswersStep:
+    """VERIFIED_ANSWERS: a question matching a verified example runs its SQL, no SQL writing."""
+
+    verified: VerifiedAnswers
+
+    def attach(self, parts: GraphParts) -> GraphParts:
+        """Give the nodes the verified examples to match each question against."""
+        return parts.adding(verified=self.verified)
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,17 @@ def graph_features(service: AgentService) -> list[GraphFeature]:
     features: list[GraphFeature] = [ConversationHistory(history, dialect)]
     if service.memory is not None and settings.memory:
         features.append(MemoryRetrieval(service.memory.retriever))
+    if service.memory is not None and settings.memory and settings.verified_answers != "off":
+        features.append(
+            VerifiedAnswersStep(
+                VerifiedAnswers(
+                    service.memory.retriever,
+                    direct=settings.verified_answers == "direct",
+                    near_match=settings.verified_near_match,
+                    value_links=value_links_source(service),
+                )
+            )
+        )
     if (schema := schema_context(service)) is not None:
         features.append(SchemaCatalogue(schema))
     if settings.subagents:

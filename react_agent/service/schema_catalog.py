@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 
 from langchain_core.tools import BaseTool
@@ -14,6 +15,7 @@ from react_agent.catalog.service import CatalogService
 from react_agent.catalog.store import CatalogStore
 from react_agent.catalog.view import ScopedReadable, TableAllowList
 from react_agent.databases.catalog_model import Catalog
+from react_agent.memory.verified import ValueLinks
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService
 from react_agent.tools.schema_tools import SchemaTools
@@ -65,19 +67,40 @@ def schema_context(service: AgentService) -> SchemaContext | None:
         return None
     if settings.schema_prompt_budget <= 0 and settings.semantic_file is None:
         return None  # no schema in the prompt, and no file that could hold instructions
-    allowed = TableAllowList(settings.allowed_tables)
-    policy = service.policy
-
-    def running_question() -> ScopedReadable:
-        # The scope of the question being answered (a run's task sets it; all without a policy).
-        return ScopedReadable(allowed, current_scope() if policy is not None else None)
-
     return SchemaContext(
         service.catalog,
         settings.schema_prompt_budget,
-        current=running_question,
+        # The scope of the question being answered (a run's task sets it).
+        current=_running_question(service),
         as_of=settings.instructions_as_of,
     )
+
+
+def value_links_source(service: AgentService) -> ValueLinks | None:
+    """Return the catalogue's value links of a text (verified near matches); None: no catalogue."""
+    if service.catalog is None:
+        return None
+    context = SchemaContext(service.catalog, 0, current=_running_question(service))
+
+    async def links(text: str) -> list[tuple[str, str, str, str]]:
+        snapshot = await context.catalog.current()
+        if snapshot is None:
+            return []
+        found = context.value_links(snapshot, text)
+        return [(link.said, link.value, link.table, link.column) for link in found]
+
+    return links
+
+
+def _running_question(service: AgentService) -> Callable[[], ScopedReadable]:
+    """Return the filter of the question being answered (its scope; all without a policy)."""
+    allowed = TableAllowList(service.settings.allowed_tables)
+    policy = service.policy
+
+    def running_question() -> ScopedReadable:
+        return ScopedReadable(allowed, current_scope() if policy is not None else None)
+
+    return running_question
 
 
 def schema_tools(context: SchemaContext | None) -> list[BaseTool]:

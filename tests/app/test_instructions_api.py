@@ -9,7 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from tests.support.live_server import ServiceClient, running_service
-from tests.support.scripted_model import answer
+from tests.support.scripted_model import answer, prompt_text
 
 SAMPLE = Path(__file__).resolve().parents[2] / "config" / "semantic.sample.yaml"
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
@@ -66,7 +66,7 @@ async def test_an_admin_adds_lists_and_edits_instructions_that_reach_the_answer(
         "fiscal_year",
         "test_stores",
     ]
-    prompt = model.seen[0][0].content
+    prompt = prompt_text(model.seen[0])
     assert "- [test_stores] 排除测试门店 store_id > 9000 (tables: stores)" in prompt
 
 

@@ -479,6 +479,10 @@ class OpenAIStub:
         self.latency = latency
         """Fixed delay in seconds before every response (for benchmarks)."""
         self.default_policy: Policy = default_policy
+        self.prefix_cache = False
+        """Report as `cached_tokens` the tokens of the longest prefix a request shares with
+        an earlier one, as a provider's automatic prefix cache would (else 0)."""
+        self._cached_prompts: list[str] = []
         """Called from server threads with the request body when no scripted reply is queued."""
         self._stopping = threading.Event()
         self._host = host
@@ -633,6 +637,8 @@ class OpenAIStub:
         completion_id = f"chatcmpl-stub-{self._next_id():06d}"
         calls = [(call, call.id or f"call_stub_{self._next_id():06d}") for call in reply.tool_calls]
         usage = self._usage(body, reply)
+        cached = min(self._cached_tokens(body), usage["prompt_tokens"])
+        usage["prompt_tokens_details"]["cached_tokens"] = cached
         if body.get("stream"):
             self._stream(handler, body, reply, model, completion_id, calls, usage)
             return
@@ -678,6 +684,23 @@ class OpenAIStub:
             reply.headers,
             truncate=reply.drop_after_chunks is not None,
         )
+
+    def _cached_tokens(self, body: dict[str, Any]) -> int:
+        """Return the tokens of the longest prefix `body` shares with an earlier request."""
+        if not self.prefix_cache:
+            return 0
+        parts = [json.dumps(body.get("tools") or [], sort_keys=True, ensure_ascii=False)]
+        parts += [json.dumps(m, sort_keys=True, ensure_ascii=False) for m in body["messages"]]
+        prompt = "\n".join(parts)
+        with self._lock:
+            earlier, self._cached_prompts = self._cached_prompts, [*self._cached_prompts, prompt]
+        best = 0
+        for seen in earlier:
+            same = next(
+                (i for i, (a, b) in enumerate(zip(seen, prompt, strict=False)) if a != b), None
+            )
+            best = max(best, min(len(seen), len(prompt)) if same is None else same)
+        return _estimate_tokens(prompt[:best])
 
     @staticmethod
     def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:

@@ -120,3 +120,12 @@ class ScriptedChatModel(ReplyingChatModel):
                     ],
                 )
             )
+
+
+def prompt_text(messages: Sequence[BaseMessage]) -> str:
+    """Return the system prompts a model call got: the stable one and each question's context.
+
+    Since #48 the prompt is the stable system message first, then, before each question, a
+    system message of what that question adds (its examples, value links, results so far).
+    """
+    return "\n".join(str(m.content) for m in messages if m.type == "system")

@@ -61,6 +61,8 @@ class RunResult:
     scope_note: str | None = None
     """The line saying nothing the asker may see matched, naming their filters
     (react_agent/results/scope_note), or None."""
+    verified_example_id: str | None = None
+    """The verified example whose SQL answered the question (VERIFIED_ANSWERS), if one did."""
 
 
 @dataclass(frozen=True)

@@ -53,11 +53,24 @@ def report_model_call(
             seconds=seconds,
             prompt_tokens=usage.get("input_tokens"),
             completion_tokens=usage.get("output_tokens"),
+            cached_tokens=cached_tokens(usage),
             subagent=sink.subagent,
             error_type=problem.error_type if problem is not None else None,
             error=problem.detail if problem is not None else None,
         )
     )
+
+
+def cached_tokens(usage: dict[str, Any]) -> int | None:
+    """Return the prompt tokens served from the provider's cache, when it said so.
+
+    LangChain's `input_token_details.cache_read`, from OpenAI's
+    `prompt_tokens_details.cached_tokens`.
+    """
+    details = usage.get("input_token_details")
+    if isinstance(details, dict) and details.get("cache_read") is not None:
+        return int(details["cache_read"])
+    return None
 
 
 def report_query(

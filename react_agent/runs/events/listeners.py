@@ -52,6 +52,8 @@ class ModelCalled:
     completion_tokens: int | None = None
     subagent: dict[str, str] | None = None
     """`{id, description}` when a sub-agent's model was called."""
+    cached_tokens: int | None = None
+    """Prompt tokens the provider served from its prefix cache (`prompt_tokens_details`)."""
     error_type: str | None = None
     """A failed call's error as a client would see it (react_agent.errors.classify_exception)."""
     error: str | None = None

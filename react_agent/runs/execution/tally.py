@@ -55,6 +55,7 @@ class ResultTally:
             instructions_used=list(values.get("instructions_used") or []),
             confidence=values.get("answer_confidence"),
             scope_note=values.get("scope_note"),
+            verified_example_id=values.get("verified_example_id"),
             total_messages=self.total_messages,
             conversation_rounds=self.rounds,
         )

@@ -19,6 +19,13 @@ SQL_STATUSES = {"ok": "ok", "refused": "refused", "failed": "error"}
 """A run_sql artifact's outcome, and the status the API gives it."""
 
 
+def _cache_read(usage: dict[str, Any]) -> int | None:
+    details = usage.get("input_token_details")
+    if isinstance(details, dict) and details.get("cache_read") is not None:
+        return int(details["cache_read"])
+    return None
+
+
 class TurnWork:
     """Collects a turn's run_sql statements and model token usage from its node updates.
 
@@ -51,10 +58,16 @@ class TurnWork:
         """Return the turn's summed token usage, or None when the server reported none."""
         if not self.usage_by_message:
             return None
-        return {
-            name: sum(int(usage.get(source) or 0) for usage in self.usage_by_message.values())
+        usages = list(self.usage_by_message.values())
+        summed = {
+            name: sum(int(usage.get(source) or 0) for usage in usages)
             for name, source in USAGE_FIELDS.items()
         }
+        # Only when the provider says (OpenAI's prompt_tokens_details.cached_tokens).
+        cached = [_cache_read(usage) for usage in usages]
+        if any(value is not None for value in cached):
+            summed["cached_tokens"] = sum(value or 0 for value in cached)
+        return summed
 
     def _add_tool_usage(self, message: ToolMessage) -> None:
         # A delegate result carries its sub-agents' summed usage (react_agent/subagents).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.live_server import running_service
-from tests.support.scripted_model import answer, call_tool
+from tests.support.scripted_model import answer, call_tool, prompt_text
 from tests.support.sse import collect_stream
 
 QUESTION = "上季度销售额是多少"
@@ -43,7 +43,7 @@ async def test_the_sync_answer_carries_the_question_its_options_and_an_interrupt
     assert paused["question"] == "按下单日期还是付款日期统计？"
     assert paused["options"] == ["下单日期", "付款日期"] and paused["interrupt_id"]
     assert paused["response"] == paused["question"] and paused["message"] == "等待您的回答"
-    assert "ask_user" in str(model.seen[0][0].content)  # the system prompt says when
+    assert "ask_user" in prompt_text(model.seen[0])  # the system prompt says when
     status = await clarifying.http.get(f"/api/v0/react/status/{THREAD}")
     assert status.json()["data"]["status"] == "awaiting_clarification"
     assert status.json()["data"]["approval"]["interrupt_id"] == paused["interrupt_id"]
@@ -117,7 +117,7 @@ async def test_clarify_false_or_clarify_off_never_pauses(settings, model, settin
     ) as service:
         data = await ask(service, question=QUESTION, **body)
     assert "status" not in data and data["response"] == "假设按下单日期。"
-    prompt = str(model.seen[0][0].content)
+    prompt = prompt_text(model.seen[0])
     assert "state that assumption" in prompt and "call ask_user" not in prompt
 
 
@@ -127,7 +127,7 @@ async def test_with_the_default_setting_a_request_that_says_clarify_true_pauses(
     async with running_service(settings, model=model) as service:
         paused = await ask(service, question=QUESTION, thread_id=THREAD, clarify=True)
     assert paused["status"] == "awaiting_clarification"
-    assert "call ask_user" in str(model.seen[0][0].content)
+    assert "call ask_user" in prompt_text(model.seen[0])
 
 
 async def test_a_new_question_abandons_the_pause_cleanly(clarifying, model):

@@ -25,10 +25,13 @@ def reported_usage(stub: OpenAIStub, replies: list[Reply]) -> dict[str, int]:
     usages = [
         OpenAIStub._usage(body, reply) for body, reply in zip(stub.requests, replies, strict=True)
     ]
-    return {
+    summed = {
         name: sum(usage[name] for usage in usages)
         for name in ("prompt_tokens", "completion_tokens", "total_tokens")
     }
+    # The stub reports prompt_tokens_details.cached_tokens (0 without its prefix cache).
+    summed["cached_tokens"] = 0
+    return summed
 
 
 async def test_sqls_list_every_statement_in_order_and_are_equal_on_sync_and_stream(

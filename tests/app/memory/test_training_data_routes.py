@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support.live_server import ServiceClient
-from tests.support.scripted_model import answer
+from tests.support.scripted_model import answer, prompt_text
 
 SQL_ITEM = {
     "training_data_type": "sql",
@@ -139,4 +139,4 @@ async def test_a_stored_example_reaches_the_models_prompt_over_http(memory_servi
     status, answered = await memory_service.ask(question="各地区销售额是多少", user_id="wang")
     assert status == 200
     assert answered["data"]["react_agent_meta"]["examples_used"] == [item_id]
-    assert item_id in scripted.seen[0][0].content
+    assert item_id in prompt_text(scripted.seen[0])

@@ -64,16 +64,17 @@ async def service(settings: Settings, model: ScriptedChatModel) -> AsyncIterator
         yield client
 
 
-def with_usage(message: AIMessage, prompt: int, completion: int) -> AIMessage:
-    return message.model_copy(
-        update={
-            "usage_metadata": {
-                "input_tokens": prompt,
-                "output_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
-        }
-    )
+def with_usage(
+    message: AIMessage, prompt: int, completion: int, cached: int | None = None
+) -> AIMessage:
+    usage: dict = {
+        "input_tokens": prompt,
+        "output_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if cached is not None:  # what ChatOpenAI makes of prompt_tokens_details.cached_tokens
+        usage["input_token_details"] = {"cache_read": cached}
+    return message.model_copy(update={"usage_metadata": usage})
 
 
 async def test_a_completed_question_with_a_query_moves_exactly_its_counters(service, model):
@@ -117,6 +118,8 @@ async def test_a_completed_question_with_a_query_moves_exactly_its_counters(serv
         ("sqlagent_model_call_duration_seconds_count", (("model", MODEL),)): 2,
         ("sqlagent_model_tokens_total", (("kind", "prompt"), ("model", MODEL))): 250,
         ("sqlagent_model_tokens_total", (("kind", "completion"), ("model", MODEL))): 15,
+        # The schema is in the prompt by default: its section is made once per question.
+        ("sqlagent_schema_retrieval_duration_seconds_count", (("outcome", "ok"),)): 1,
         (
             "sqlagent_sql_queries_total",
             (("backend", "sqlite"), ("outcome", "ok"), ("reason", "")),
@@ -127,6 +130,26 @@ async def test_a_completed_question_with_a_query_moves_exactly_its_counters(serv
     rows = ("sqlagent_sql_query_rows_sum", frozenset({("backend", "sqlite")}))
     assert after[rows] - before.get(rows, 0) == 7
     assert after[("sqlagent_runs_active", frozenset())] == 0
+
+
+async def test_cached_prompt_tokens_are_counted_and_reported_in_the_usage(service, model):
+    model.replies = [
+        with_usage(call_tool("run_sql", sql=SQL), 100, 10, cached=0),
+        with_usage(answer("七个地区"), 150, 5, cached=96),
+    ]
+    before = await scrape(service)
+    status, body = await service.ask(question="有哪些地区？", user_id="wang1")
+    after = await scrape(service)
+
+    assert status == 200
+    assert body["data"]["react_agent_meta"]["usage"] == {
+        "prompt_tokens": 250,
+        "completion_tokens": 15,
+        "total_tokens": 265,
+        "cached_tokens": 96,
+    }
+    cached = ("sqlagent_model_tokens_total", frozenset({("kind", "cached"), ("model", MODEL)}))
+    assert after[cached] - before.get(cached, 0) == 96
 
 
 async def test_the_schema_retrieval_is_observed_once_per_question_of_two_model_calls(

@@ -33,8 +33,8 @@ async def test_sync_question_gets_answer_sql_and_rows_through_chat_openai(llm_se
     assert {tool["function"]["name"] for tool in first["tools"]} == {
         "list_tables",
         "describe_tables",
-        "check_sql",
-        "run_sql",
+        "run_sql",  # check_sql only for runs that ask for approval (SQL_CHECK_TOOL)
+        "search_schema",  # the schema is in the prompt (SCHEMA_PROMPT_BUDGET)
         "read_result",
         "search_examples",
         "search_history",

@@ -10,7 +10,7 @@ from tests.app.page.test_progress_page import (  # noqa: F401  (the browser fixt
     open_progress_page,
 )
 from tests.support.live_server import running_service
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 QUESTION = "上季度销售额是多少"
 ASK = call_tool(
@@ -88,7 +88,7 @@ async def test_with_asking_back_turned_off_the_page_asks_without_clarification(
 
         await expect(tab.hook("answer").last).to_have_text("假设按下单日期：销售额 100。")
         assert tab.stream_query(0)["clarify"] == "false"
-        prompt = str(model.seen[0][0].content)
+        prompt = prompt_text(model.seen[0])
         assert "state that assumption" in prompt and "call ask_user" not in prompt
         await tab.assert_streams_closed()
     assert not tab.page_errors

@@ -77,7 +77,9 @@ async def test_two_sub_agents_run_at_once_on_chatopenai_and_the_parent_reads_the
     assert len(parent) == 2 and len(requests) == 6
     # The parent's second request: its question, its delegate call and one tool message
     # with the sub-agents' final answers, none of their own calls or results.
-    assert [m["role"] for m in parent[1]["messages"]] == ["system", "user", "assistant", "tool"]
+    # (The second system message is the question's context, #48.)
+    roles = [m["role"] for m in parent[1]["messages"]]
+    assert roles == ["system", "system", "user", "assistant", "tool"]
     (summary,) = tool_results(parent[1])
     assert "Answer: 七个地区" in summary and "Answer: 三个产品" in summary
     assert "row(s); columns" not in str(parent[1]["messages"])  # no run_sql result

@@ -9,7 +9,7 @@ import pytest
 
 from react_agent.catalog.semantic import SemanticFileError, parse_semantics
 from tests.react_agent.conftest import OpenService
-from tests.support.scripted_model import ScriptedChatModel, answer
+from tests.support.scripted_model import ScriptedChatModel, answer, prompt_text
 
 SAMPLE = Path(__file__).resolve().parents[3] / "config" / "semantic.sample.yaml"
 INSTRUCTIONS = """
@@ -44,7 +44,7 @@ async def ask(open_service: OpenService, **overrides: object) -> tuple[str, list
     async with open_service(model, **overrides) as service:
         await service.catalog.wait_ready()
         result = await service.runner.ask("上个财年的销售额是多少？", "wang:1")
-    return model.seen[0][0].content, result.instructions_used
+    return prompt_text(model.seen[0]), result.instructions_used
 
 
 async def test_the_instructions_in_force_today_reach_the_prompt_and_are_cited(

@@ -5,12 +5,17 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 
 from tests.react_agent.conftest import OpenService
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 SHIPMENTS_SQL = "SELECT COUNT(*) AS delayed FROM logistics_events WHERE delay_minutes > 60"
+
+
+def system_text(messages: list[BaseMessage]) -> str:
+    """Return the system prompts of a request: the stable one and the question's context."""
+    return "\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage))
 
 
 def many_tables_database(path: Path) -> str:
@@ -47,7 +52,9 @@ async def test_a_table_outside_the_top_k_is_found_with_search_schema(
         await service.catalog.wait_ready()
         result = await service.runner.ask("延误超过一小时的包裹有几个？", "wang:1")
 
-    prompt = model.seen[0][0].content
+    prompt = system_text(model.seen[0])
+    # Retrieved for this question: in its context, after the stable prompt (#48).
+    assert "Schema: the " not in str(model.seen[0][0].content)
     assert "Schema: the " in prompt and "of 41 tables" in prompt
     assert "logistics_events" not in prompt  # the question's words name none of it
     found = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
@@ -72,22 +79,22 @@ async def test_the_whole_sample_schema_in_the_prompt_needs_no_list_tables(
         await service.catalog.wait_ready()
         result = await service.runner.ask("一共有几个大区？", "wang:2")
 
-    prompt = model.seen[0][0].content
+    prompt = prompt_text(model.seen[0])
     assert "Schema: every table you may read is described below" in prompt
     assert "Tables: see the schema below" in prompt
     assert "region_name TEXT" in prompt and "{values: 东北, 华东" in prompt
     assert result.tools_used == ["run_sql"]
 
 
-async def test_without_a_budget_the_prompt_lists_table_names_as_before(
+async def test_with_a_budget_of_0_the_prompt_lists_table_names_as_before(
     open_service: OpenService,
 ) -> None:
     model = ScriptedChatModel(replies=[answer("好的")])
-    async with open_service(model) as service:
+    async with open_service(model, schema_prompt_budget=0) as service:
         await service.catalog.wait_ready()
         await service.runner.ask("你好", "wang:3")
 
-    prompt = model.seen[0][0].content
+    prompt = system_text(model.seen[0])
     assert "Tables: customers, order_items, orders, products, regions, stores" in prompt
     assert "Schema:" not in prompt
     assert all("search_schema" not in names for names in model.bound_tools)

@@ -16,7 +16,7 @@ from react_agent.errors import ServiceError
 from react_agent.sample_data.load_postgres import load_into_postgres
 from react_agent.service import open_agent_service
 from tests.support.postgres import unreachable_postgres_url
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 REGION_SALES_SQL = (
     "SELECT r.region_name AS region, ROUND(SUM(o.total_amount), 2) AS sales "
@@ -211,4 +211,4 @@ async def test_the_agent_answers_a_question_from_postgres_data(settings: Setting
     assert result.sql == REGION_SALES_SQL
     assert result.records["columns"] == ["region", "sales"]
     assert len(result.records["rows"]) == 7
-    assert "orders" in model.seen[0][0].content  # the prompt names the Postgres tables
+    assert "orders" in prompt_text(model.seen[0])  # the prompt names the Postgres tables

@@ -26,10 +26,11 @@ instructions:
 
 
 def system_prompts(stub: OpenAIStub) -> list[str]:
+    """Return each request's stable system prompt, where the instructions are (#48)."""
     return [
         message["content"]
         for body in stub.requests
-        for message in body["messages"]
+        for message in body["messages"][:1]
         if message["role"] == "system"
     ]
 

@@ -59,8 +59,11 @@ async def test_at_turn_40_the_model_finds_turn_3_by_search_and_reads_its_rows(op
         state = await service.runner.graph.aget_state({"configurable": {"thread_id": "wang1:h40"}})
 
     first_prompt = model.seen[calls_before]
-    system = first_prompt[0].content
-    assert isinstance(first_prompt[0], SystemMessage)
+    # The index is in the question's context, the system message just before it (#48).
+    system = first_prompt[-2].content
+    assert isinstance(first_prompt[0], SystemMessage) and isinstance(
+        first_prompt[-2], SystemMessage
+    )
     assert "[turn-38]" in system and "[turn-29]" in system and "[turn-28]" not in system
     assert "(10 of 38; list_history shows the older ones)" in system
     humans = [m.content for m in first_prompt if isinstance(m, HumanMessage)]

@@ -7,7 +7,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE
 from react_agent.service import open_agent_service
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 COUNT_SQL = "SELECT COUNT(*) AS n FROM customers"
 
@@ -51,7 +51,7 @@ async def test_a_thread_written_before_blocks_gets_them_on_its_next_question(ope
     assert blocks[0]["queries"] == [{"sql": COUNT_SQL, "result_id": "call_old_1", "rows": 1}]
     assert blocks[0]["tables"] == ["customers"]
     assert blocks[2]["question"] == "new question" and blocks[2]["queries"] == []
-    system = model.seen[0][0].content
+    system = prompt_text(model.seen[0])
     assert "[turn-1]" in system and "old question 1" in system and "[turn-2]" not in system
     assert "old question 2" in [m.content for m in model.seen[0]]
 
@@ -78,8 +78,8 @@ async def test_blocks_survive_a_restart(store, request, settings):
     assert [block["block_id"] for block in before] == ["turn-1", "turn-2"]
     assert after == before
     assert before[0]["summary"] == "5 customers." and before[0]["tables"] == ["customers"]
-    assert "[turn-1] " in second.seen[0][0].content
-    assert "how many customers" in second.seen[0][0].content
+    assert "[turn-1] " in prompt_text(second.seen[0])
+    assert "how many customers" in prompt_text(second.seen[0])
 
 
 def open_agent(settings, model):

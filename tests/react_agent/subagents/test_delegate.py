@@ -15,7 +15,7 @@ from react_agent.runs.events.events import NodeFinished, TokenStreamed
 from react_agent.runs.events.tool_events import ToolCalled, ToolReturned
 from react_agent.sample_data import SAMPLE_DB_PATH
 from tests.support.routed_model import RoutedChatModel
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 QUESTION = "比较2024和2025年各地区的销售额，并列出每个地区最畅销的三个产品"
 SALES = "2024和2025年各地区的销售额各是多少？"
@@ -73,6 +73,7 @@ async def test_two_sub_questions_run_at_once_and_the_parent_reads_only_their_ans
     parent_prompt = model.parent.seen[1]
     assert [type(m).__name__ for m in parent_prompt] == [
         "SystemMessage",
+        "SystemMessage",  # the question's context (#48)
         "HumanMessage",
         "AIMessage",
         "ToolMessage",
@@ -84,7 +85,7 @@ async def test_two_sub_questions_run_at_once_and_the_parent_reads_only_their_ans
     for script, question in ((sales, SALES), (top, TOP)):
         humans = [m.content for m in script.seen[0] if isinstance(m, HumanMessage)]
         assert humans == [question]
-        assert QUESTION not in str(script.seen[0][0].content)
+        assert QUESTION not in prompt_text(script.seen[0])
     subagents = [entry["subagent"]["description"] for entry in result.sqls]
     assert subagents == ["sales by year", "top products"]
     assert [entry["sql"] for entry in result.sqls] == [SALES_SQL, TOP_SQL]
@@ -237,19 +238,20 @@ def read_first_sub_result(messages: list[BaseMessage]) -> AIMessage:
 
 async def test_the_parent_reads_a_sub_agents_result_by_its_id(open_service):
     model = routed(
-        [delegate_both(), read_first_sub_result, answer("读到了")],
+        [delegate_both(), read_first_sub_result, answer("读到了"), answer("好的")],
         sub_script(SALES_SQL, "七个地区"),
         sub_script(TOP_SQL, "三个产品"),
     )
     async with open_service(model) as service:
         result = await service.runner.ask(QUESTION, "wang1:sub5")
+        await service.runner.ask("再说一遍", "wang1:sub5")
 
     read = [m for m in model.parent.seen[2] if isinstance(m, ToolMessage)][-1]
     assert read.name == "read_result" and not read.content.startswith("Error")
     assert "rows 1–2 of 7 kept" in read.content
     assert result.tools_used == ["delegate", "read_result"]
-    # The parent's prompt lists the sub-agents' results as earlier results.
-    assert SALES_SQL[:40] in model.parent.seen[2][0].content
+    # The next question's context lists the sub-agents' results as earlier results.
+    assert SALES_SQL[:40] in str(model.parent.seen[3][-2].content)
 
 
 async def test_cancelling_the_run_cancels_every_sub_agents_model_call(open_service):

@@ -58,8 +58,10 @@ async def test_a_re_run_of_the_same_delegate_call_starts_each_sub_agent_afresh(o
         )
 
     # Each sub-agent started again from its sub-question alone, not from its old messages.
-    assert [type(m).__name__ for m in sales.seen[-1]] == ["SystemMessage", "HumanMessage"]
-    assert [type(m).__name__ for m in top.seen[-1]] == ["SystemMessage", "HumanMessage"]
+    # The stable prompt, the sub-question's context (#48), the sub-question.
+    fresh = ["SystemMessage", "SystemMessage", "HumanMessage"]
+    assert [type(m).__name__ for m in sales.seen[-1]] == fresh
+    assert [type(m).__name__ for m in top.seen[-1]] == fresh
     assert len(top.seen) == 2  # the finished sub-agent ran again instead of answering nothing
     summary = next(m for m in state.values["messages"] if isinstance(m, ToolMessage)).content
     assert "Answer: 三个产品（重跑）" in summary

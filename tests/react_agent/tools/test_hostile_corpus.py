@@ -30,7 +30,7 @@ from react_agent.sample_data.build import content_digest
 from react_agent.sample_data.dataset import TABLES
 from react_agent.sample_data.load_postgres import load_into_postgres
 from react_agent.service import AgentService, open_agent_service
-from tests.support.scripted_model import ScriptedChatModel, answer, call_tool
+from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 SQL_TIMEOUT = 1.0
 MARGIN = 2.0
@@ -482,7 +482,8 @@ async def test_sqlite_runaway_recursive_cte_ends_at_the_statement_timeout():
 
 async def test_allowed_tables_limit_what_the_tools_show_and_run(settings: Settings, tmp_path: Path):
     model = ScriptedChatModel()
-    overrides = {"sql_allowed_tables": "Orders, regions"}
+    # No schema in the prompt: the model lists the tables itself (SCHEMA_PROMPT_BUDGET=0).
+    overrides = {"sql_allowed_tables": "Orders, regions", "schema_prompt_budget": 0}
     async with open_agent_service(settings.model_copy(update=overrides), model=model) as service:
         assert service.tables == ["orders", "regions"]
         model.replies = [
@@ -507,7 +508,7 @@ async def test_allowed_tables_limit_what_the_tools_show_and_run(settings: Settin
     assert texts[4].artifact["records"]["rows"] == [{"n": 4000}]
     assert result.sql == "SELECT count(*) AS n FROM orders"
     assert result.sql_refusal_count == 2 and result.sql_execution_count == 1
-    assert "Tables: orders, regions" in str(model.seen[0][0].content)
+    assert "Tables: orders, regions" in prompt_text(model.seen[0])
 
 
 async def test_refusals_are_counted_per_question(sample_service):

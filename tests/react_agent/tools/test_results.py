@@ -52,7 +52,8 @@ async def test_a_later_question_reads_an_earlier_result_by_reference(open_servic
         second = await service.runner.ask("show stores 6 to 8 from before", "li:3")
 
     # The first turn was trimmed away, but the prompt still names its result.
-    prompt = model.seen[2][0]
+    # Listed in the question's context, the system message just before it (#48).
+    prompt = model.seen[2][-2]
     assert isinstance(prompt, SystemMessage) and result_id in prompt.content
     assert "list the stores" not in [m.content for m in model.seen[2]]
     read, missing = tool_results(model.seen[4])[-2:]

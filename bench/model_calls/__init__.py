@@ -1,0 +1,1 @@
+"""Model calls, tokens and prompt prefixes per question, before and after #48."""
