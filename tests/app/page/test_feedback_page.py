@@ -30,8 +30,8 @@ async def test_a_thumb_rates_the_answer_with_its_sql_and_pressing_it_again_undoe
         ]
     )
     async with running_service(fast_settings, model=model) as service:
-        page = await progress_page.open_progress_page(browser, service.base_url)
-        await page.ask(progress_page.QUESTION, user_id="wang")
+        page = await progress_page.open_progress_page(browser, service.base_url, user_id="wang")
+        await page.ask(progress_page.QUESTION)
         await expect(page.hook("feedback")).to_be_visible()
 
         await page.hook("thumb-up").click()
