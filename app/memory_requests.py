@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from quart import g
 
 from app.http.app_state import agent_service
 from app.http.errors import request_lang
 from app.http.ids import MAX_THREAD_ID_CHARS, MAX_USER_ID_CHARS
 from react_agent.errors import bad_request
+from react_agent.memory.feedback import MAX_REASON_CHARS
 from react_agent.memory.items import MAX_CONTENT_CHARS, MAX_QUESTION_CHARS
 from react_agent.memory.store import Memory
 
@@ -66,12 +67,30 @@ class Page(_Body):
     sort_order: SortOrder = "desc"
 
 
+def _blank_reason_is_none(value: str | None) -> str | None:
+    return value or None  # "" (or only spaces, already stripped) says no more than none
+
+
+Reason = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=MAX_REASON_CHARS,
+        description=f"Why the answer was rated so (the page asks after a thumbs-down); "
+        f"at most {MAX_REASON_CHARS} characters.",
+        examples=["SQL 不对：少了退货的订单"],
+    ),
+    AfterValidator(_blank_reason_is_none),
+]
+
+
 class FeedbackAddBody(_Body):
     """A rating of one answer."""
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     sql: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     is_thumb_up: bool
+    reason: Reason = None
     user_id: str = Field(default="guest", min_length=1, max_length=MAX_USER_ID_CHARS)
     thread_id: str | None = Field(
         default=None,
@@ -106,6 +125,7 @@ class FeedbackUpdateBody(_Body):
     question: str | None = Field(default=None, min_length=1, max_length=MAX_QUESTION_CHARS)
     sql: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
     is_thumb_up: bool | None = None
+    reason: Reason = None
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_USER_ID_CHARS)
     is_in_training_data: bool | None = None
 

@@ -51,7 +51,7 @@ async def owned_feedback(memory: Memory, path_id: str) -> dict:
 @document_response(FeedbackAddedEnvelope, 200)
 @document_errors(400, 413, 503)
 async def add_feedback() -> dict:
-    """Rate an answer: its question and SQL, thumb up or down; optionally its thread and run."""
+    """Rate an answer: its question and SQL, thumb up or down; optionally why, its thread, run."""
     memory = open_memory_of_app()
     body = parse_body(FeedbackAddBody, await read_json_object(request))
     if body.thread_id is not None:
@@ -95,12 +95,14 @@ async def query_feedback() -> dict:
 @document_response(MemoryEnvelope, 200)
 @document_errors(400, 403, 404, 413, 503)
 async def update_feedback(feedback_id: str) -> dict:
-    """Change a rating's question, SQL, thumb, owner or training flag."""
+    """Change a rating's question, SQL, thumb, reason, owner or training flag."""
     memory = open_memory_of_app()
     body = parse_body(FeedbackUpdateBody, await read_json_object(request))
     fields = body.model_dump(exclude_none=True)
     if not fields:
-        detail = "send at least one of question, sql, is_thumb_up, user_id, is_in_training_data"
+        detail = (
+            "send at least one of question, sql, is_thumb_up, reason, user_id, is_in_training_data"
+        )
         raise bad_request("INVALID_REQUEST", detail, reason=detail)
     record = await owned_feedback(memory, feedback_id)
     await memory.feedback.update(record["id"], fields)

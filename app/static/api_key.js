@@ -38,18 +38,20 @@ export async function downloadWithKey(url, filename) {
 }
 
 /**
- * Ask the service whom the stored key acts for: {ok, keyNeeded, userId}. `ok` is false when
- * a key is needed and the stored one (if any) is refused; `userId` is a bound key's one user.
+ * Ask the service whom the stored key acts for: {ok, keyNeeded, userId, users}. `ok` is false
+ * when a key is needed and the stored one (if any) is refused; `userId` is a bound key's one
+ * user, `users` all of a bound key's users.
  */
 export async function whoami() {
   const response = await apiFetch(WHOAMI_URL);
-  if (response.status === 401) return { ok: false, keyNeeded: true, userId: null };
+  if (response.status === 401) return { ok: false, keyNeeded: true, userId: null, users: null };
   const envelope = await response.json().catch(() => null);
   const data = envelope?.data ?? {};
   return {
     ok: response.ok,
     keyNeeded: Boolean(data.keys_required),
     userId: data.user_id ?? null,
+    users: data.users ?? null, // a key's users; null: any (or keys off)
     datasets: data.datasets ?? null, // null: an older service that does not say
   };
 }

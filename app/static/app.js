@@ -12,6 +12,7 @@ import { followUps, showSchema, showStarters } from "./empty_state.js";
 import { hideError, showError } from "./errors.js";
 import { Follower } from "./follow.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
+import { Identity } from "./identity.js";
 import { redrawGrids } from "./records.js";
 import { restoreTurns } from "./restore.js";
 import { addReworkActions } from "./rework.js";
@@ -27,7 +28,6 @@ const byId = (id) => document.getElementById(id);
 const ui = {
   form: byId("ask-form"),
   question: byId("question"),
-  userId: byId("user-id"),
   lang: byId("lang"),
   submit: byId("submit"),
   stop: byId("stop"),
@@ -40,22 +40,21 @@ const ui = {
   approveSql: byId("approve-sql"),
   askBack: byId("ask-back"),
   keyNotice: byId("key-notice"),
-  actingAs: byId("acting-as"),
   announcer: byId("announcer"),
 };
 
 let conversationId = "";
-let boundUser = null; // the one user a bound API key acts for (GET /api/v0/whoami)
+const identity = new Identity(); // whom the page asks as, as the keys bind it
 let current = null; // the Run being followed
 let lastAsk = null; // {question, options} of the last question, for Retry
 let started = false; // the key was accepted: the page may read its endpoints
 
 function askingUser() {
-  return ui.userId.value.trim() || boundUser || "";
+  return identity.current();
 }
 
 const sidebar = new ConversationList({
-  user: () => askingUser() || "guest",
+  user: () => askingUser(),
   active: () => conversationId,
   open: (threadId) => openConversation(threadId),
   removed: (threadId) => threadId === conversationId && forgetConversation(),
@@ -172,7 +171,7 @@ async function ask(question, options = {}) {
     ui.keyNotice.hidden = false;
     return;
   }
-  setBoundUser(who.userId);
+  identity.show(who);
   const userId = askingUser();
   // A conversation belongs to one user; another user id starts a new conversation.
   if (conversationId && userId && conversationId.split(":")[0] !== userId) setConversation("");
@@ -274,15 +273,6 @@ async function openConversation(threadId) {
   }
 }
 
-function setBoundUser(userId) {
-  boundUser = userId;
-  ui.actingAs.hidden = !boundUser;
-  if (boundUser) label(ui.actingAs, "actingAs", { user: boundUser });
-  // A key bound to one user says who asks: no field to type another id into.
-  ui.userId.hidden = Boolean(boundUser);
-  document.querySelector('label[for="user-id"]').hidden = Boolean(boundUser);
-}
-
 async function enterKey() {
   const entered = ((await askForKey()) || "").trim();
   if (!entered) return;
@@ -292,7 +282,6 @@ async function enterKey() {
 
 function forgetKey() {
   storeKey("");
-  setBoundUser(null);
   showError({ message: t("apiKeyForgotten") });
   start();
 }
@@ -313,9 +302,9 @@ async function start() {
   const keys = who.keyNeeded || Boolean(storedKey());
   byId("change-key").hidden = !keys;
   byId("forget-key").hidden = !keys;
+  identity.show(who);
   if (!who.ok) return;
   started = true;
-  setBoundUser(who.userId);
   datasets.show(); // the chip of the open conversation and the table browser
   sidebar.refresh();
   showStarters(byId("starters"), (question) => ask(question));
@@ -329,7 +318,7 @@ byId("new-conversation").addEventListener("click", startNewConversation);
 ui.lang.addEventListener("change", changeLanguage);
 ui.question.addEventListener("input", updateCounter);
 sendOnEnter(ui.question, () => ui.form.requestSubmit());
-ui.userId.addEventListener("change", () => {
+identity.onChange(() => {
   const userId = askingUser();
   if (conversationId && userId && conversationId.split(":")[0] !== userId) startNewConversation();
   sidebar.refresh();

@@ -19,7 +19,10 @@ function store(map) {
   localStorage.setItem(STORAGE, JSON.stringify(map));
 }
 
-/** The composer's dataset chip; hooks: conversation(), schema() (redraw the table browser). */
+/**
+ * The composer's dataset chip; hooks: conversation(), user() (who uploads, as the questions
+ * ask), schema() (redraw the table browser).
+ */
 export class DatasetChip {
   constructor(hooks) {
     this.hooks = hooks;
@@ -49,7 +52,7 @@ export class DatasetChip {
   /** Show the upload button when the service takes datasets; an upload becomes the chip. */
   async start(button, input, note) {
     this.switch.onclick = () => input.click();
-    await setUpUpload(button, input, note, (dataset) => this.choose(dataset));
+    await setUpUpload(button, input, note, (dataset) => this.choose(dataset), this.hooks.user);
     this.available = !button.hidden;
     this.show();
   }

@@ -100,9 +100,13 @@ export async function showSchema(section, list, dataset = null) {
   section.hidden = tables.length === 0;
 }
 
-/** Show the upload button when the service takes datasets; `chosen(dataset)` gets the upload. */
-export async function setUpUpload(button, input, note, chosen) {
-  const response = await apiFetch("api/v0/datasets").catch(() => null);
+/**
+ * Show the upload button when the service takes datasets; `chosen(dataset)` gets the upload,
+ * stored as `user()`'s (the user the questions ask as, who alone may use it).
+ */
+export async function setUpUpload(button, input, note, chosen, user) {
+  const owner = () => new URLSearchParams({ user_id: user() });
+  const response = await apiFetch(`api/v0/datasets?${owner()}`).catch(() => null);
   button.hidden = !response?.ok;
   if (button.hidden) return;
   button.addEventListener("click", () => input.click());
@@ -112,7 +116,7 @@ export async function setUpUpload(button, input, note, chosen) {
     const form = new FormData();
     form.append("file", file);
     try {
-      const upload = await apiFetch("api/v0/datasets", { method: "POST", body: form });
+      const upload = await apiFetch(`api/v0/datasets?${owner()}`, { method: "POST", body: form });
       const envelope = await upload.json();
       if (!upload.ok) throw new Error(envelope?.message || `HTTP ${upload.status}`);
       label(note, "uploaded", { name: envelope.data.name });

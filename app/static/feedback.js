@@ -1,8 +1,10 @@
-// Thumb up / down under an answer that ran SQL, stored by qa_feedback/add. Pressing the pressed
-// thumb again undoes the rating; pressing the other one replaces it (the old one is deleted).
+// Thumb up / down under an answer that ran SQL, stored by qa_feedback/add. A thumbs-down first
+// asks why (reason_dialog.js; backing out rates nothing). Pressing the pressed thumb again
+// undoes the rating; pressing the other one replaces it (the old one is deleted).
 
 import { apiFetch } from "./api_key.js";
 import { label, t } from "./i18n.js";
+import { askReason } from "./reason_dialog.js";
 
 async function send(url, init) {
   const response = await apiFetch(url, init);
@@ -36,6 +38,9 @@ export function feedbackView(data, question, runId) {
   const userId = data.user_id || "guest";
   let rating = null; // {id, up} of the stored rating, if any
   async function rate(up) {
+    const undo = rating && rating.up === up;
+    const reason = up || undo ? "" : await askReason(buttons[1]);
+    if (reason === null) return; // backed out of the thumbs-down: the old rating stays
     const previous = rating;
     rating = null;
     for (const button of buttons) button.disabled = true;
@@ -50,6 +55,7 @@ export function feedbackView(data, question, runId) {
         return;
       }
       const body = { question, sql: data.sql, is_thumb_up: up, user_id: userId };
+      if (reason) body.reason = reason;
       if (data.conversation_id) body.thread_id = data.conversation_id;
       if (runId) body.run_id = runId; // the answer rated, not only its conversation
       const added = await send("api/v0/qa_feedback/add", {

@@ -8,6 +8,8 @@ from typing import Any
 from react_agent.memory.database import MemoryDatabase
 from react_agent.timestamps import storage_timestamp
 
+MAX_REASON_CHARS = 500
+"""The longest reason a rating keeps: a sentence or two, not an essay."""
 SORT_COLUMNS = frozenset(
     {
         "id",
@@ -19,10 +21,10 @@ SORT_COLUMNS = frozenset(
         "is_in_training_data",
     }
 )
-UPDATABLE_FIELDS = ("question", "sql", "is_thumb_up", "user_id", "is_in_training_data")
+UPDATABLE_FIELDS = ("question", "sql", "is_thumb_up", "reason", "user_id", "is_in_training_data")
 _COLUMNS = (
-    "id, question, sql, is_thumb_up, user_id, thread_id, run_id, create_time, update_time, "
-    "is_in_training_data, training_data_id"
+    "id, question, sql, is_thumb_up, reason, user_id, thread_id, run_id, create_time, "
+    "update_time, is_in_training_data, training_data_id"
 )
 _FLAGS = ("is_thumb_up", "is_in_training_data")
 
@@ -75,14 +77,15 @@ class FeedbackStore:
         user_id: str,
         thread_id: str | None = None,
         run_id: str | None = None,
+        reason: str | None = None,
     ) -> int:
-        """Store one rating and return its id."""
+        """Store one rating (with why, if the person said) and return its id."""
         now = storage_timestamp()
         rows = await self.database.fetch_all(
-            "INSERT INTO qa_feedback (question, sql, is_thumb_up, user_id, thread_id, run_id, "
-            "create_time, update_time, is_in_training_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) "
-            "RETURNING id",
-            (question, sql, int(is_thumb_up), user_id, thread_id, run_id, now, now),
+            "INSERT INTO qa_feedback (question, sql, is_thumb_up, reason, user_id, thread_id, "
+            "run_id, create_time, update_time, is_in_training_data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
+            (question, sql, int(is_thumb_up), reason, user_id, thread_id, run_id, now, now),
         )
         return int(rows[0]["id"])
 

@@ -56,18 +56,25 @@ def _version_4(time_column: str) -> Migration:
     )
 
 
+# Version 5: why a person rated an answer down (the page asks after a thumbs-down); optional,
+# so every rating stored before it reads back with no reason.
+_VERSION_5_FEEDBACK_REASON: Migration = ("ALTER TABLE qa_feedback ADD COLUMN reason TEXT",)
+
+
 MIGRATIONS: dict[str, list[Migration]] = {
     "sqlite": [
         _version_1("INTEGER PRIMARY KEY AUTOINCREMENT"),
         _VERSION_2,
         _VERSION_3_REVIEW_STATUS,
         _version_4("REAL"),
+        _VERSION_5_FEEDBACK_REASON,
     ],
     "postgres": [
         _version_1("BIGSERIAL PRIMARY KEY"),
         _VERSION_2,
         _VERSION_3_REVIEW_STATUS,
         _version_4("DOUBLE PRECISION"),
+        _VERSION_5_FEEDBACK_REASON,
     ],
 }
 """Versions in order; a new version is appended, an applied one is never edited."""

@@ -96,6 +96,37 @@ async def test_adding_needs_question_sql_and_thumb_and_a_thread_of_the_same_user
     assert response.json()["data"]["error_type"] == "THREAD_OWNERSHIP_MISMATCH"
 
 
+async def test_a_thumbs_down_keeps_its_reason_and_reads_it_back(memory_service):
+    reason = "SQL 不对：少了退货的订单"
+    feedback_id = await add(memory_service, is_thumb_up=False, reason=f"  {reason} ")
+    legacy_id = await add(memory_service, question="没有理由的评价")  # the old body, no reason
+    blank_id = await add(memory_service, question="空理由", reason="   ")
+    _, body = await query(memory_service, sort_by="id", sort_order="asc")
+    reasons = {record["id"]: record["reason"] for record in body["data"]["records"]}
+    assert reasons == {feedback_id: reason, legacy_id: None, blank_id: None}
+    changed = await memory_service.http.put(
+        f"/api/v0/qa_feedback/update/{legacy_id}", json={"reason": "没回答问题"}
+    )
+    assert changed.status_code == 200 and changed.json()["data"]["updated_fields"] == ["reason"]
+    _, body = await query(memory_service, sort_by="id", sort_order="asc")
+    assert body["data"]["records"][1]["reason"] == "没回答问题"
+
+
+async def test_a_reason_too_long_or_not_text_is_400_and_nothing_is_stored(memory_service):
+    rating = {"question": "q", "sql": GOOD_SQL, "is_thumb_up": False, "user_id": "wang"}
+    assert (await add(memory_service, **rating, reason="x" * 500)) > 0  # the limit itself
+    for reason in ("x" * 501, 42, ["数据不对"], {"text": "x"}):
+        response = await memory_service.http.post(
+            "/api/v0/qa_feedback/add", json={**rating, "reason": reason}
+        )
+        assert response.status_code == 400, reason
+        answer = response.json()
+        assert answer["data"]["error_type"] == "INVALID_REQUEST"
+        assert "reason" in answer["message"] or "reason" in str(answer["data"])
+    _, body = await query(memory_service)
+    assert body["data"]["pagination"]["total"] == 1
+
+
 async def test_update_and_delete_change_the_rating_and_unknown_ids_are_404(memory_service):
     feedback_id = await add(memory_service)
     response = await memory_service.http.put(

@@ -119,12 +119,18 @@ async def open_tab(
     locale: str = "zh-CN",
     bypass_csp: bool = False,
     api_key: str | None = None,
+    user_id: str | None = None,
 ) -> Tab:
-    """Open `url` in a fresh context (its own localStorage) that records errors and requests."""
+    """Open `url` in a fresh context (its own localStorage) that records errors and requests.
+
+    `user_id` is the browser's own id (as if made there before); else the page makes one.
+    """
     context = await browser.new_context(viewport=viewport, locale=locale, bypass_csp=bypass_csp)
     page = await context.new_page()
     if api_key is not None:
         await page.add_init_script(f"localStorage.setItem('sqlAgentApiKey', {api_key!r})")
+    if user_id is not None:
+        await page.add_init_script(f"localStorage.setItem('sqlAgentUserId', {user_id!r})")
     tab = Tab(page)
 
     def on_console(message: Any) -> None:

@@ -29,9 +29,9 @@ async def test_the_card_shows_the_sql_and_approve_runs_it_to_the_answer(
         replies=[call_tool("run_sql", sql=STORES_BY_REGION_SQL), answer("七个地区。")]
     )
     async with running_service(settings, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await tab.hook("approve-sql-toggle").check()
-        await tab.ask(QUESTION, user_id="mei")
+        await tab.ask(QUESTION)
 
         card = tab.hook("approval-card")
         await expect(card).to_be_visible()
@@ -61,9 +61,9 @@ async def test_approve_runs_what_the_editor_holds_and_a_refused_edit_comes_back_
         replies=[call_tool("run_sql", sql=STORES_BY_REGION_SQL), answer("共 7 个。")]
     )
     async with running_service(settings, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await tab.hook("approve-sql-toggle").check()
-        await tab.ask(QUESTION, user_id="mei")
+        await tab.ask(QUESTION)
         await expect(tab.hook("approval-card")).to_be_visible()
 
         # One editor: the SQL shows once (its highlighted copy is hidden from readers).
@@ -101,9 +101,9 @@ async def test_reject_sends_the_comment_and_reopening_a_waiting_conversation_sho
         ]
     )
     async with running_service(settings, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await tab.hook("approve-sql-toggle").check()
-        await tab.ask(QUESTION, user_id="mei")
+        await tab.ask(QUESTION)
         await expect(tab.hook("approval-card")).to_be_visible()
         # While the pause waits, the turn says it waits for the reader, not "running…".
         waiting = tab.hook("tool-item").first.get_by_test_id("tool-status")
@@ -137,9 +137,9 @@ async def test_a_rejected_turn_shows_a_badge_on_the_turn_instead_of_done(
         replies=[call_tool("run_sql", sql=STORES_BY_REGION_SQL), answer("好的，不查了。")]
     )
     async with running_service(settings, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await tab.hook("approve-sql-toggle").check()
-        await tab.ask(QUESTION, user_id="mei")
+        await tab.ask(QUESTION)
         await expect(tab.hook("approval-card")).to_be_visible()
         await tab.hook("approval-reject").click()
 

@@ -89,7 +89,7 @@ async def test_two_follow_ups_and_a_reload_keep_every_turn_with_its_sql_chart_an
     await tab.ask("第三个问题")
     await tab.wait_for_answers(3)
     await tab.screenshot("thread-desktop")
-    assert "?c=guest%3A" in tab.page.url
+    assert re.search(r"\?c=web-[0-9a-f]{16}%3A\d{17}$", tab.page.url)  # this browser's own id
 
     await tab.page.reload()
 
@@ -185,8 +185,7 @@ async def test_a_waiting_approval_shows_its_card_when_picked_from_the_list(
 ) -> None:
     question = "需要确认的问题"
     script(served, question, call_tool("run_sql", sql=REGIONS_SQL), answer("批准后的回答"))
-    tab = await open_tab(served.browser, served.url)
-    await tab.hook("user-id-input").fill("appr")
+    tab = await open_tab(served.browser, served.url, user_id="appr")
     await tab.hook("approve-sql-toggle").check()
     await tab.ask(question)
     await expect(tab.hook("approval-card")).to_be_visible()
@@ -281,9 +280,7 @@ async def test_conversations_are_renamed_searched_and_deleted_from_the_list(
 ) -> None:
     for question in ("alpha question", "beta question"):
         script(served, question, answer(f"answer to {question}"))
-    tab = await open_tab(served.browser, served.url, locale="en-US")
-    await tab.hook("user-id-input").fill("lister")
-    await tab.hook("user-id-input").dispatch_event("change")
+    tab = await open_tab(served.browser, served.url, locale="en-US", user_id="lister")
     await tab.ask("alpha question")
     await tab.wait_for_answers(1)
     await tab.hook("new-conversation").click()
@@ -325,4 +322,42 @@ async def test_an_error_says_what_happened_in_words_and_retry_asks_again(
     await expect(tab.hook("answer")).to_have_text("Second time lucky.")
     await expect(tab.hook("turn")).to_have_count(1)
     await expect(error_box).to_be_hidden()
+    assert tab.errors == []
+
+
+async def test_with_keys_off_the_browser_asks_as_its_own_id_and_lists_only_its_conversations(
+    served: ServedPage,
+) -> None:
+    others = "someone else's question"
+    script(served, others, answer("not yours"))
+    mine = "my own question"
+    script(served, mine, answer("yours"))
+    tab = await open_tab(served.browser, served.url, locale="en-US")
+    response = await tab.page.request.post(
+        f"{served.url}/api/v0/ask_react_agent",
+        data={"question": others, "user_id": "someone-else"},
+    )
+    assert response.status == 200
+    own = await tab.page.evaluate("localStorage.getItem('sqlAgentUserId')")
+    assert re.fullmatch(r"web-[0-9a-f]{16}", own or "")
+    # No field to type anyone's id into: the id is this browser's, shown read-only.
+    await expect(tab.hook("acting-as")).to_have_text(f"This browser's user id: {own}")
+    await expect(tab.hook("user-id-input")).to_be_hidden()
+    await expect(tab.hook("user-pick")).to_be_hidden()
+    typed = tab.page.locator("#drawer input:not([type=checkbox]):visible")
+    await expect(typed).to_have_count(1)  # the search, and no other field to type in
+
+    await tab.ask(mine)
+    await tab.wait_for_answers(1)
+    items = tab.hook("conversation-item")
+    await expect(items).to_have_count(1)
+    await expect(items.first).to_contain_text(mine)
+    asked = [r for r in tab.requests if r.url.endswith("/api/v0/ask_react_agent_stream")]
+    assert [r.post_data_json["user_id"] for r in asked] == [own]
+    listed = [r.url for r in tab.requests if "/conversations" in r.url and "/users/" in r.url]
+    assert listed and all(f"/users/{own}/conversations" in url for url in listed)
+
+    await tab.page.reload()  # the same browser keeps its id, and its list
+    await expect(tab.hook("conversation-item")).to_have_count(1)
+    assert await tab.page.evaluate("localStorage.getItem('sqlAgentUserId')") == own
     assert tab.errors == []

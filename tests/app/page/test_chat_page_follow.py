@@ -151,10 +151,7 @@ async def test_the_phone_drawer_scrolls_traps_focus_and_closes_by_escape_and_out
             "/api/v0/ask_react_agent", json={"question": f"历史问题 {n}", "user_id": "drawer"}
         )
         assert response.status_code == 200
-    tab = await open_tab(served.browser, served.url, viewport=PHONE)
-    await tab.hook("user-id-input").evaluate(  # in the closed drawer: typed as a script would
-        "(el) => { el.value = 'drawer'; el.dispatchEvent(new Event('change')); }"
-    )
+    tab = await open_tab(served.browser, served.url, viewport=PHONE, user_id="drawer")
     opener = tab.hook("open-drawer")
     await expect(opener).to_have_attribute("aria-expanded", "false")
 

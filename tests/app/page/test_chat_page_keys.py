@@ -21,6 +21,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 FREE_KEY = "free-key-1"
 ALICE_KEY = "alice-key-1"
+PAIR_KEY = "pair-key-1"
 WAIT_SECONDS = 15
 
 
@@ -38,7 +39,7 @@ async def served(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Serv
         run_timeout=30,
         # A long grace: only the page's cancel request can end a stopped run in time.
         stream_resume_grace=600.0,
-        api_keys=SecretStr(f"{FREE_KEY};{ALICE_KEY}=alice"),
+        api_keys=SecretStr(f"{FREE_KEY};{ALICE_KEY}=alice;{PAIR_KEY}=alice,bob"),
     )
     model = RoutedChatModel(parent=ScriptedChatModel(default=answer("follow-up answer")))
     async with running_service(settings, model=model) as service, chromium() as browser:
@@ -81,6 +82,24 @@ async def test_a_key_bound_to_one_user_answers_as_that_user_without_a_user_field
     assert tab.errors == []
 
 
+async def test_a_key_bound_to_two_users_offers_only_those_two(served: ServedPage) -> None:
+    question = "pair key question"
+    served.model.routes[question] = ScriptedChatModel(replies=[answer("Answered for bob.")])
+    tab = await open_tab(served.browser, served.url, locale="en-US", api_key=PAIR_KEY)
+    pick = tab.page.get_by_label("User ID (optional)")  # the list, under the field's label
+    await expect(pick).to_be_visible()
+    await expect(pick).to_have_attribute("data-testid", "user-pick")
+    await expect(pick.locator("option")).to_have_text(["alice", "bob"])
+    await expect(tab.hook("user-id-input")).to_be_hidden()  # nobody else can be typed in
+
+    await pick.select_option("bob")
+    await tab.ask(question)
+
+    await expect(tab.hook("answer")).to_have_text("Answered for bob.")
+    await expect(tab.hook("conversation-id")).to_have_text(__import__("re").compile("^bob:"))
+    assert tab.errors == []
+
+
 async def test_stop_sends_the_cancel_with_the_key_and_no_model_call_follows(
     served: ServedPage,
 ) -> None:
@@ -108,7 +127,8 @@ async def test_stop_sends_the_cancel_with_the_key_and_no_model_call_follows(
     assert run.task.cancelled() and script.seen == []  # the held call never answered
     await expect(tab.hook("status")).to_have_text("Stopped")
     stopped_in = await tab.hook("conversation-id").inner_text()
-    assert stopped_in.startswith("guest:")  # the stopped question keeps its conversation
+    own = await tab.page.evaluate("localStorage.getItem('sqlAgentUserId')")
+    assert stopped_in.startswith(f"{own}:")  # the stopped question keeps its conversation
 
     await tab.ask("and now?")
 

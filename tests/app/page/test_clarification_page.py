@@ -29,8 +29,8 @@ async def test_an_option_answers_the_question_and_the_run_goes_on(settings: Sett
     assert settings.clarify == "request"
     default = settings.model_copy(update={"stream_resume_grace": 0.0})
     async with running_service(default, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
-        await tab.ask(QUESTION, user_id="mei")
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
+        await tab.ask(QUESTION)
 
         card = tab.hook("clarification-card")
         await expect(card).to_be_visible()
@@ -60,8 +60,7 @@ async def test_a_reopened_conversation_shows_the_question_and_a_typed_answer_res
         status, body = await service.ask(question=QUESTION, user_id="mei")
         assert status == 200 and body["data"]["status"] == "awaiting_clarification", body
         thread_id = body["data"]["thread_id"]
-        tab = await open_progress_page(browser, service.base_url)
-        await tab.hook("user-id-input").fill("mei")
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await tab.page.goto(f"{service.base_url}/?c={thread_id}")
 
         await expect(tab.hook("clarification-card")).to_be_visible()
@@ -81,10 +80,10 @@ async def test_with_asking_back_turned_off_the_page_asks_without_clarification(
 ):
     model = ScriptedChatModel(replies=[answer("假设按下单日期：销售额 100。")])
     async with running_service(settings, model=model) as service:
-        tab = await open_progress_page(browser, service.base_url)
+        tab = await open_progress_page(browser, service.base_url, user_id="mei")
         await expect(tab.hook("ask-back-toggle")).to_be_checked()
         await tab.hook("ask-back-toggle").uncheck()
-        await tab.ask(QUESTION, user_id="mei")
+        await tab.ask(QUESTION)
 
         await expect(tab.hook("answer").last).to_have_text("假设按下单日期：销售额 100。")
         assert tab.stream_query(0)["clarify"] == "false"

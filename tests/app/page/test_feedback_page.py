@@ -30,8 +30,8 @@ async def test_a_thumb_rates_the_answer_with_its_sql_and_pressing_it_again_undoe
         ]
     )
     async with running_service(fast_settings, model=model) as service:
-        page = await progress_page.open_progress_page(browser, service.base_url)
-        await page.ask(progress_page.QUESTION, user_id="wang")
+        page = await progress_page.open_progress_page(browser, service.base_url, user_id="wang")
+        await page.ask(progress_page.QUESTION)
         await expect(page.hook("feedback")).to_be_visible()
 
         await page.hook("thumb-up").click()
@@ -44,14 +44,57 @@ async def test_a_thumb_rates_the_answer_with_its_sql_and_pressing_it_again_undoe
         assert re.fullmatch(r"[0-9a-f]{32}", rating["run_id"] or "")  # the answer rated
 
         await page.hook("thumb-down").click()
+        await page.hook("reason-send").click()  # no reason given: the rating alone
         await expect(page.hook("thumb-down")).to_have_attribute("aria-pressed", "true")
         (replaced,) = await stored_ratings(service)
         assert replaced["is_thumb_up"] is False and replaced["id"] != rating["id"]
+        assert replaced["reason"] is None
 
         await page.hook("thumb-down").click()
         await expect(page.hook("thumb-down")).to_have_attribute("aria-pressed", "false")
         await expect(page.hook("feedback-status")).to_have_text("已撤销")
         assert await stored_ratings(service) == []
+        assert page.page_errors == []
+
+
+async def test_a_thumbs_down_asks_why_and_posts_the_reason_with_the_rating(
+    fast_settings: Settings, browser: Browser
+) -> None:
+    model = ScriptedChatModel(
+        replies=[
+            call_tool("run_sql", sql=progress_page.STORES_BY_REGION_SQL),
+            answer(progress_page.STORES_ANSWER),
+        ]
+    )
+    async with running_service(fast_settings, model=model) as service:
+        page = await progress_page.open_progress_page(browser, service.base_url)
+        posted: list[dict] = []
+        page.page.on(
+            "request",
+            lambda request: (
+                request.url.endswith("/qa_feedback/add") and posted.append(request.post_data_json)
+            ),
+        )
+        await page.ask(progress_page.QUESTION)
+        await page.hook("thumb-down").click()
+        dialog = page.page.get_by_role("dialog", name="这个回答哪里不对？")
+        await expect(dialog).to_be_visible()
+        await expect(page.hook("reason-reasonWrongData")).to_be_focused()  # focus moved in
+        await page.page.keyboard.press("Escape")  # backing out rates nothing
+        await expect(dialog).to_be_hidden()
+        await expect(page.hook("thumb-down")).to_be_focused()
+        assert await stored_ratings(service) == []
+
+        await page.hook("thumb-down").click()
+        await dialog.get_by_label("SQL 不对").check()
+        await dialog.get_by_label("补充说明（可选）").fill("少了退货的订单")
+        await page.page.keyboard.press("Enter")  # Enter sends
+        await expect(page.hook("thumb-down")).to_have_attribute("aria-pressed", "true")
+        await expect(dialog).to_be_hidden()
+        (rating,) = await stored_ratings(service)
+        assert rating["is_thumb_up"] is False
+        assert rating["reason"] == "SQL 不对：少了退货的订单"
+        assert [body.get("reason") for body in posted] == ["SQL 不对：少了退货的订单"]
         assert page.page_errors == []
 
 

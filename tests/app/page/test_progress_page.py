@@ -155,10 +155,8 @@ class ProgressPage:
         """The items of the step list."""
         return self.hook("step-list").get_by_test_id("step-item")
 
-    async def ask(self, question: str, *, user_id: str | None = None) -> None:
-        """Type a question (and user id) and press the submit button."""
-        if user_id is not None:
-            await self.hook("user-id-input").fill(user_id)
+    async def ask(self, question: str) -> None:
+        """Type a question and press the submit button."""
         await self.hook("question-input").fill(question)
         await self.hook("submit").click()
 
@@ -183,11 +181,18 @@ class ProgressPage:
         assert states and all(states), states
 
 
-async def open_progress_page(browser: Browser, base_url: str) -> ProgressPage:
-    """Open the page served at `base_url` in a new tab that records its stream requests."""
+async def open_progress_page(
+    browser: Browser, base_url: str, *, user_id: str | None = None
+) -> ProgressPage:
+    """Open the page at `base_url` in a new tab that records its stream requests.
+
+    `user_id` is the browser's own id (as if made there before); else the page makes one.
+    """
     context = await browser.new_context(viewport={"width": 1000, "height": 900}, locale="zh-CN")
     page = await context.new_page()
     await page.add_init_script(TRACK_STREAMS)
+    if user_id is not None:
+        await page.add_init_script(f"localStorage.setItem('sqlAgentUserId', {user_id!r})")
     progress_page = ProgressPage(page)
     page.on("request", progress_page.record)
     page.on("pageerror", lambda error: progress_page.page_errors.append(str(error)))
@@ -279,15 +284,19 @@ async def test_page_shows_each_step_as_it_arrives_then_the_answer_sql_and_table(
         await expect(table.locator(".tabulator-row").first).to_have_text(re.compile(r"^\D+\d+$"))
         await expect(page.hook("records-note")).to_have_text("共 7 行")
         await expect(page.hook("error-box")).to_be_hidden()
-        await expect(page.hook("conversation-id")).to_have_text(re.compile(r"^guest:\d{17}$"))
+        await expect(page.hook("conversation-id")).to_have_text(
+            re.compile(r"^web-[0-9a-f]{16}:\d{17}$")
+        )
         await page.assert_streams_closed()
         assert len(page.stream_requests) == 1
+        own = await page.page.evaluate("localStorage.getItem('sqlAgentUserId')")
         assert page.stream_query(0) == {
             "question": QUESTION,
             "lang": "zh-CN",
             "stream_tools": "true",
             "stream_tokens": "true",
             "clarify": "true",  # the page may be asked back, unless its user turns it off
+            "user_id": own,  # this browser's own id (keys are off)
         }
         assert page.page_errors == []
         await page.page.screenshot(path=str(SCREENSHOT), full_page=True, animations="disabled")
@@ -400,8 +409,8 @@ async def test_follow_up_question_continues_the_conversation_until_a_new_one_is_
         default=answer("华东地区有 8 家门店。"),
     )
     async with running_service(fast_settings, model=model) as service:
-        page = await open_progress_page(browser, service.base_url)
-        await page.ask(QUESTION, user_id="wang1")
+        page = await open_progress_page(browser, service.base_url, user_id="wang1")
+        await page.ask(QUESTION)
         await expect(page.hook("answer")).to_have_text(STORES_ANSWER)
         conversation = page.hook("conversation-id")
         await expect(conversation).to_have_text(re.compile(r"^wang1:\d{17}$"))

@@ -25,7 +25,6 @@ async def test_page_asks_for_the_key_once_keeps_it_and_streams_with_it(
     model = ScriptedChatModel(replies=[answer("第一个回答"), answer("第二个回答")])
     async with running_service(keyed, model=model) as service:
         page = await open_progress_page(browser, service.base_url)
-        await page.hook("user-id-input").fill("alice")
         await page.hook("question-input").fill("第一个问题")
         await page.hook("submit").click()
         # The key is typed into a password field of the page's own dialog, never a prompt().

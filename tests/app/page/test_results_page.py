@@ -42,8 +42,13 @@ PAINTED_PIXELS = """
 """
 
 
-async def open_offline(browser: Browser, url: str) -> tuple[progress.ProgressPage, list[str]]:
-    """Open `url` in a tab that can reach 127.0.0.1 only; return it and the blocked URLs."""
+async def open_offline(
+    browser: Browser, url: str, *, user_id: str | None = None
+) -> tuple[progress.ProgressPage, list[str]]:
+    """Open `url` in a tab that can reach 127.0.0.1 only; return it and the blocked URLs.
+
+    `user_id` is the browser's own id (as if made there before); else the page makes one.
+    """
     context = await browser.new_context(viewport={"width": 1200, "height": 1000}, locale="zh-CN")
     page = await context.new_page()
     blocked: list[str] = []
@@ -57,6 +62,8 @@ async def open_offline(browser: Browser, url: str) -> tuple[progress.ProgressPag
 
     await page.route("**/*", local_only)
     await page.add_init_script(progress.TRACK_STREAMS)
+    if user_id is not None:
+        await page.add_init_script(f"localStorage.setItem('sqlAgentUserId', {user_id!r})")
     opened = progress.ProgressPage(page)
     page.on("request", opened.record)
     page.on("pageerror", lambda error: opened.page_errors.append(str(error)))
@@ -85,8 +92,8 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         default=answer("好的。"),
     )
     async with running_service(fast_settings, model=model) as service:
-        page, blocked = await open_offline(browser, service.base_url + "/")
-        await page.ask(QUESTION, user_id="li1")
+        page, blocked = await open_offline(browser, service.base_url + "/", user_id="li1")
+        await page.ask(QUESTION)
         await expect(page.hook("answer")).to_have_text(STORES_ANSWER)
         first_thread = await page.hook("conversation-id").text_content() or ""
 
@@ -220,8 +227,8 @@ async def test_page_shows_each_tool_call_as_it_runs_with_refusals_marked(
     progress.gate_model_calls(model, 2)
     async with running_service(fast_settings, model=model) as service:
         try:
-            page, _ = await open_offline(browser, service.base_url + "/")
-            await page.ask(QUESTION, user_id="tools1")
+            page, _ = await open_offline(browser, service.base_url + "/", user_id="tools1")
+            await page.ask(QUESTION)
             # The answer is held: what is on the page now came from tool events.
             await progress.wait_for(model.entered[2])
             items = page.hook("tool-item")
