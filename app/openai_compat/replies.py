@@ -72,13 +72,24 @@ def _cell(value: Any) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def usage_body(usage: dict[str, int] | None) -> dict[str, int]:
-    """Return OpenAI's `usage` of a run's summed token usage (zeros when none was reported)."""
+def usage_body(usage: dict[str, int] | None) -> dict[str, Any]:
+    """Return OpenAI's `usage` of a run's summed token usage (zeros when none was reported).
+
+    The provider's cached prompt tokens, when it said, go where OpenAI puts them:
+    `prompt_tokens_details.cached_tokens`.
+    """
     usage = usage or {}
     prompt = int(usage.get("prompt_tokens") or 0)
     completion = int(usage.get("completion_tokens") or 0)
     total = int(usage.get("total_tokens") or prompt + completion)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+    body: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": total,
+    }
+    if usage.get("cached_tokens") is not None:
+        body["prompt_tokens_details"] = {"cached_tokens": int(usage["cached_tokens"])}
+    return body
 
 
 def completion_body(
