@@ -243,6 +243,10 @@ async def test_raising_expressions_see_only_the_scope_and_errors_carry_no_value(
     dialect = engine_copies.dialect
     if engine == "generic" and dialect == "duckdb" and not find_spec("duckdb_engine"):
         pytest.skip("duckdb_engine is not installed (pip install '.[dev]')")
+    if engine == "generic" and dialect == "clickhouse":
+        # The generic engine reaches ClickHouse through clickhouse-sqlalchemy, which needs a
+        # server; here ClickHouse is the embedded chdb (docs/databases.md: tested where).
+        pytest.skip("no ClickHouse server here for the generic engine's ClickHouse dialect")
     full = await open_database(engine_copies.full, engine=engine, connect_timeout=5)
     oracle = await open_database(engine_copies.oracle, connect_timeout=5)
     try:
