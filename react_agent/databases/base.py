@@ -135,3 +135,81 @@ class SQLDatabase(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+class ForwardingDatabase:
+    """An SQLDatabase that hands every call to another one, `source` (a router or a gate).
+
+    Subclasses say which database `source` is and override what they add to a call.
+    """
+
+    @property
+    def source(self) -> SQLDatabase:
+        """Return the database the calls go to."""
+        raise NotImplementedError
+
+    @property
+    def dialect(self) -> str:
+        """Return the source's sqlglot dialect."""
+        return self.source.dialect
+
+    async def list_tables(self) -> list[str]:
+        """Return the source's tables."""
+        return await self.source.list_tables()
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        """Describe the source's tables."""
+        return await self.source.describe_tables(names)
+
+    async def introspect(
+        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
+    ) -> Catalog:
+        """Return the source's catalogue."""
+        return await self.source.introspect(sensitive=sensitive, max_distinct=max_distinct)
+
+    async def run_query(
+        self,
+        sql: str,
+        *,
+        row_limit: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> QueryResult:
+        """Run a query on the source."""
+        return await self.source.run_query(
+            sql, row_limit=row_limit, timeout=timeout, params=params, session=session
+        )
+
+    async def explain(
+        self,
+        sql: str,
+        *,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> None:
+        """Plan a query on the source."""
+        await self.source.explain(sql, timeout=timeout, params=params, session=session)
+
+    async def ping(self, *args: Any) -> None:
+        """Ping the source (pool engines take the ping's time limit: `ping(timeout)`)."""
+        await self.source.ping(*args)
+
+    def open_row_stream(
+        self,
+        sql: str,
+        *,
+        max_rows: int,
+        timeout: float,
+        params: Mapping[str, Any] | None = None,
+        session: SessionSettings | None = None,
+    ) -> AbstractAsyncContextManager[RowStream]:
+        """Stream a query's rows from the source."""
+        return self.source.open_row_stream(
+            sql, max_rows=max_rows, timeout=timeout, params=params, session=session
+        )
+
+    async def aclose(self) -> None:
+        """Close the source."""
+        await self.source.aclose()

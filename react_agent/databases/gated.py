@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from react_agent.databases.base import SessionSettings, SQLDatabase, TableInfo
-from react_agent.databases.catalog_model import Catalog
+from react_agent.databases.base import ForwardingDatabase, SessionSettings, SQLDatabase
 from react_agent.databases.fair_share import FairShare, WaitReport
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 
 
-class GatedDatabase:
+class GatedDatabase(ForwardingDatabase):
     """An SQLDatabase whose statements wait for a fair turn of `share` before they run.
 
     Listing, describing and reading the catalogue do not take a turn: they are the
@@ -40,28 +39,14 @@ class GatedDatabase:
         return getattr(self.inner, name)
 
     @property
-    def dialect(self) -> str:  # type: ignore[override]
-        """Return the engine's sqlglot dialect."""
-        return self.inner.dialect
+    def source(self) -> SQLDatabase:
+        """Return the engine behind the gate."""
+        return self.inner
 
     @property
     def kind(self) -> str:
         """Return the engine's kind, as /health names it."""
         return getattr(self.inner, "kind", self.inner.dialect)
-
-    async def list_tables(self) -> list[str]:
-        """Return the engine's tables."""
-        return await self.inner.list_tables()
-
-    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
-        """Describe the engine's tables."""
-        return await self.inner.describe_tables(names)
-
-    async def introspect(
-        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
-    ) -> Catalog:
-        """Return the engine's catalogue."""
-        return await self.inner.introspect(sensitive=sensitive, max_distinct=max_distinct)
 
     async def run_query(
         self,
@@ -90,13 +75,6 @@ class GatedDatabase:
         async with self.share.turn(self.report):
             await self.inner.explain(sql, timeout=timeout, params=params, session=session)
 
-    async def ping(self, *args: Any) -> None:
-        """Ping the engine (never queued: /health must answer while users' scans run).
-
-        Pool engines take the ping's time limit (`ping(timeout)`); it is passed on.
-        """
-        await self.inner.ping(*args)
-
     def open_row_stream(
         self,
         sql: str,
@@ -124,7 +102,3 @@ class GatedDatabase:
             )
             async with stream as rows:
                 yield rows
-
-    async def aclose(self) -> None:
-        """Close the engine."""
-        await self.inner.aclose()

@@ -9,15 +9,9 @@ the dataset while others do not.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
-from typing import Any
 
-from react_agent.databases.base import SessionSettings, SQLDatabase, TableInfo
-from react_agent.databases.catalog_model import Catalog
-from react_agent.databases.records import QueryResult
-from react_agent.databases.row_streams import RowStream
+from react_agent.databases.base import ForwardingDatabase, SQLDatabase
 
 _chosen: ContextVar[SQLDatabase | None] = ContextVar("chosen_data_source", default=None)
 
@@ -32,7 +26,7 @@ def chosen_source() -> SQLDatabase | None:
     return _chosen.get()
 
 
-class DataSourceRouter:
+class DataSourceRouter(ForwardingDatabase):
     """An SQLDatabase that forwards each call to the chosen source, else the default one.
 
     Args:
@@ -48,67 +42,9 @@ class DataSourceRouter:
         """Return the source of the current run."""
         return _chosen.get() or self.default
 
-    @property
-    def dialect(self) -> str:  # type: ignore[override]
-        """Return the chosen source's sqlglot dialect."""
-        return self.source.dialect
-
-    async def list_tables(self) -> list[str]:
-        """Return the chosen source's tables."""
-        return await self.source.list_tables()
-
-    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
-        """Describe the chosen source's tables."""
-        return await self.source.describe_tables(names)
-
-    async def introspect(
-        self, *, sensitive: Collection[str] = frozenset(), max_distinct: int = 200
-    ) -> Catalog:
-        """Return the chosen source's catalogue."""
-        return await self.source.introspect(sensitive=sensitive, max_distinct=max_distinct)
-
-    async def run_query(
-        self,
-        sql: str,
-        *,
-        row_limit: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> QueryResult:
-        """Run a query on the chosen source."""
-        return await self.source.run_query(
-            sql, row_limit=row_limit, timeout=timeout, params=params, session=session
-        )
-
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan a query on the chosen source."""
-        await self.source.explain(sql, timeout=timeout, params=params, session=session)
-
-    async def ping(self) -> None:
+    async def ping(self, *args: object) -> None:
         """Ping the service's own database (what /health reports)."""
-        await self.default.ping()
-
-    def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AbstractAsyncContextManager[RowStream]:
-        """Stream a query's rows from the chosen source."""
-        return self.source.open_row_stream(
-            sql, max_rows=max_rows, timeout=timeout, params=params, session=session
-        )
+        await self.default.ping(*args)
 
     async def aclose(self) -> None:
         """Close the service's own database (datasets are closed by their cache)."""
