@@ -1,6 +1,7 @@
-// A turn's chart: the ECharts option the service chose (ECharts loads with the first chart and
-// draws once the chart scrolls into view); its type, measure and axis can be switched, it can be
-// saved as a PNG, and its data is there as a table for screen readers.
+// A turn's chart: the ECharts option the service chose, drawn as a picture in a worker once it
+// comes near the screen (chart_image.js) and made a live ECharts chart when clicked; its type,
+// measure and axis can be switched, it can be saved as a PNG, and its data is there as a table
+// for screen readers.
 
 import {
   chartDataTable,
@@ -11,9 +12,10 @@ import {
   withSecondAxis,
 } from "./chart_choice.js";
 import { label, t } from "./i18n.js";
+import { pngOf, svgImage, svgOf } from "./chart_image.js";
 import { loadLibrary, whenVisible } from "./lazy.js";
 
-const charts = new Set(); // every chart on the page, resized with the window
+const charts = new Set(); // every drawn chart's redraw, called after the window resizes
 const TYPES = ["bar", "line", "pie"];
 const ALL = ""; // the measure picker's "all measures"
 
@@ -103,7 +105,8 @@ export function chartView(option, partial, records = null) {
   }
   let table = chartDataTable(option, t("chartData"));
   view.append(table);
-  let chart = null;
+  let chart = null; // the live ECharts chart, once a person clicks the picture
+  let image = null; // the chart as a picture (chart_image.js), until then
   // The option for the pickers' choice: the service's own until a person picks something else.
   const current = () => {
     const picked = measure.value !== ALL || (axis.isConnected && axis.value !== shown.axisName);
@@ -111,36 +114,65 @@ export function chartView(option, partial, records = null) {
     const chosen = measure.value === ALL ? shown.series.map((s) => s.name).filter((n) => measures.includes(n)) : [measure.value];
     return optionFromRecords(records, axis.isConnected ? axis.value : shown.axisName, chosen.length ? chosen : measures);
   };
-  const draw = () => {
+  const chosenOption = () => {
     const base = current();
-    const next = type.value === initial && type.value !== "pie" && base === option
-      ? withSecondAxis(option)
-      : optionAs(base, type.value);
     const fresh = chartDataTable(base, t("chartData"));
     table.replaceWith(fresh);
     table = fresh;
-    if (!window.echarts) return;
-    chart ??= window.echarts.init(box, null, { renderer: "canvas" });
+    return type.value === initial && type.value !== "pie" && base === option
+      ? withSecondAxis(option)
+      : optionAs(base, type.value);
+  };
+  const goLive = async (next) => {
+    if (!(await loadLibrary("echarts"))) return;
+    image = null;
+    if (!chart) {
+      box.replaceChildren();
+      chart = window.echarts.init(box, null, { renderer: "canvas" });
+      charts.add(() => chart.resize());
+    }
     // No entry animation: it repaints for a second, on every chart a long thread draws.
     chart.setOption({ ...next, animation: false }, true);
   };
-  // ECharts (loaded on the first chart) measures its box: draw once the view is on screen.
+  const draw = async () => {
+    const next = chosenOption();
+    if (chart) return goLive(next);
+    const width = box.clientWidth;
+    const height = box.clientHeight;
+    const svg = await svgOf(next, width, height);
+    const picture = svg && (await svgImage(svg, width, height));
+    if (chart) return goLive(chosenOption()); // a click made it live meanwhile
+    if (!picture) return goLive(next);
+    image = picture;
+    box.replaceChildren(picture);
+  };
+  // Drawn once the view comes near the screen; a click or tap makes it a live chart (values
+  // on hover, a legend to switch series).
   whenVisible(box, async () => {
-    if (!(await loadLibrary("echarts"))) return;
-    draw();
-    charts.add(chart);
+    await draw();
+    if (!chart) charts.add(() => !chart && box.isConnected && box.clientWidth !== image?.width && draw());
   });
+  box.dataset.i18nTitle = "chartExplore";
+  box.title = t("chartExplore");
+  box.addEventListener("click", () => chart || goLive(chosenOption()), { once: true });
   for (const select of [type, measure, axis]) select.addEventListener("change", draw);
   save.addEventListener("click", () => {
-    if (!chart) return;
+    const url = chart ? chart.getDataURL({ type: "png", pixelRatio: 2, backgroundColor: "#fff" })
+      : image && pngOf(image);
+    if (!url) return;
     const link = document.createElement("a");
-    link.href = chart.getDataURL({ type: "png", pixelRatio: 2, backgroundColor: "#fff" });
+    link.href = url;
     link.download = "chart.png";
     link.click();
   });
   return view;
 }
 
+// After a resize, each drawn chart again at its box's new width (once the resizing stops).
+let resizing = 0;
 window.addEventListener("resize", () => {
-  for (const chart of charts) chart?.resize();
+  clearTimeout(resizing);
+  resizing = setTimeout(() => {
+    for (const redraw of charts) redraw();
+  }, 200);
 });

@@ -59,7 +59,7 @@ ALL_DRAWN = """async () => {
   const drawn = () => {
     const charts = document.querySelectorAll('[data-testid=chart]');
     const grids = document.querySelectorAll('[data-testid=results-table]');
-    return [...charts].every((c) => c.querySelector('canvas'))
+    return [...charts].every((c) => c.querySelector('img, canvas'))
       && [...grids].every((g) => g.querySelector('.tabulator-row'));
   };
   while (!drawn()) await new Promise((done) => setTimeout(done, 100));
@@ -114,37 +114,70 @@ async def measure(browser: Any, url: str, thread_id: str) -> dict[str, Any]:
     await page.evaluate(ALL_DRAWN)
     await page.evaluate("window.scrollTo(0, 0)")
     await page.wait_for_load_state("networkidle", timeout=180_000)
+    frames, height = await scroll_frames(page, down=True)
+    await page.close()
+    # Reading while it draws: the thread opened again (the libraries now cached) and scrolled
+    # up from the newest turn at once, while its charts, grids and SQL are still being drawn.
+    page = await context.new_page()
+    await throttle(page)
+    await page.goto(f"{url}/?c={thread_id}")
+    await page.locator("[data-testid=turn][data-answered=true]").nth(TURNS - 1).wait_for(
+        state="attached", timeout=180_000
+    )
+    await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    drawing, _ = await scroll_frames(page, down=False)
+    await context.close()
+    return {
+        "first_screen_s": first_screen_s,
+        "frames": frames,
+        "frames_while_drawing": drawing,
+        "page_height_px": height,
+    }
+
+
+async def scroll_frames(page: Any, *, down: bool) -> tuple[list[float], int]:
+    """Scroll the whole page by wheel steps (down from the top, or up from the bottom) while
+    recording every frame's duration; return the frames (ms) and the page's height."""
     await page.mouse.move(195, 400)
     await page.evaluate(RECORD_FRAMES)
     height = await page.evaluate("document.documentElement.scrollHeight")
+    step = SCROLL_STEP_PX if down else -SCROLL_STEP_PX
     for _ in range(int(height / SCROLL_STEP_PX) + 5):
-        await page.mouse.wheel(0, SCROLL_STEP_PX)
+        await page.mouse.wheel(0, step)
         await page.evaluate("new Promise((done) => requestAnimationFrame(() => done()))")
     frames = [f for f in await page.evaluate("window.__frames") if f > 0]
     if os.environ.get("PAGE_FRAMES_DEBUG"):
         slow = await page.evaluate("window.__slow")
         for entry in sorted(slow, key=lambda e: -e[0])[:12]:
             print(entry)
-    await context.close()
-    return {"first_screen_s": first_screen_s, "frames": frames, "page_height_px": height}
+    return frames, height
+
+
+def frame_figures(each: list[list[float]], prefix: str = "frame") -> dict[str, Any]:
+    """The pooled figures of each round's frames (ms), their keys starting with `prefix`."""
+    frames = [f for round_frames in each for f in round_frames]
+    return {
+        f"{prefix}s": len(frames),
+        f"{prefix}_ms_p50": round(percentile(frames, 0.5), 1),
+        f"{prefix}_ms_p95": round(percentile(frames, 0.95), 1),
+        f"{prefix}_ms_p95_each": [round(percentile(f, 0.95), 1) for f in each],
+        f"{prefix}_ms_max": round(max(frames), 1),
+        f"{prefix}s_over_50ms": sum(f > 50 for f in frames),
+        f"{prefix}_ms_mean": round(statistics.fmean(frames), 1),
+        f"{prefix}_ms": [round(f, 1) for f in frames],
+    }
 
 
 def summarise(rounds: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pool the rounds' frames; keep each round's p95 and first screen too."""
-    frames = [f for r in rounds for f in r["frames"]]
+    """Pool the rounds' frames (settled, and while drawing); keep each round's first screen."""
+    drawing = [r["frames_while_drawing"] for r in rounds if "frames_while_drawing" in r]
     return {
         "rounds": len(rounds),
         "first_screen_s": round(statistics.median(r["first_screen_s"] for r in rounds), 2),
         "first_screen_s_each": [round(r["first_screen_s"], 2) for r in rounds],
-        "frames": len(frames),
-        "frame_ms_p50": round(percentile(frames, 0.5), 1),
-        "frame_ms_p95": round(percentile(frames, 0.95), 1),
-        "frame_ms_p95_each": [round(percentile(r["frames"], 0.95), 1) for r in rounds],
-        "frame_ms_max": round(max(frames), 1),
-        "frames_over_50ms": sum(f > 50 for f in frames),
-        "frame_ms_mean": round(statistics.fmean(frames), 1),
         "page_height_px": rounds[-1]["page_height_px"],
-        "frame_ms": [round(f, 1) for f in frames],
+        **frame_figures([r["frames"] for r in rounds]),
+        **(frame_figures(drawing, "drawing_frame") if drawing else {}),
     }
 
 
@@ -195,7 +228,7 @@ def main() -> None:
     runs = json.loads(options.out.read_text()) if options.out.exists() else []
     runs = [r for r in runs if r["label"] != options.label] + [result]
     options.out.write_text(json.dumps(runs, ensure_ascii=False, indent=1) + "\n")
-    summary = {k: v for k, v in result.items() if k != "frame_ms"}
+    summary = {k: v for k, v in result.items() if not k.endswith("frame_ms")}
     print(json.dumps(summary, ensure_ascii=False))
 
 

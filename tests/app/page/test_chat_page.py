@@ -99,7 +99,7 @@ async def test_two_follow_ups_and_a_reload_keep_every_turn_with_its_sql_chart_an
     await expect(turns.nth(1).get_by_test_id("answer")).to_have_text("回答：再说一遍？")
     await expect(turns.nth(2).get_by_test_id("answer")).to_have_text("回答：第三个问题")
     await expect(turns.nth(0).get_by_test_id("sql")).to_contain_text("GROUP BY")
-    await expect(turns.nth(0).get_by_test_id("chart").locator("canvas")).to_have_count(1)
+    await expect(turns.nth(0).get_by_test_id("chart").locator("img")).to_have_count(1)
     await expect(turns.nth(0).locator(".tabulator-row")).to_have_count(7)
     await expect(turns.nth(0).get_by_test_id("records-note")).to_have_text("共 7 行")
     await expect(turns.nth(1).get_by_test_id("sql")).to_have_count(0)

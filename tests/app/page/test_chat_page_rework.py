@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import pytest_asyncio
@@ -132,7 +133,22 @@ async def test_two_measures_far_apart_get_an_axis_each_a_picker_and_a_data_table
     await tab.ask(question)
     await tab.wait_for_answers(1)
     chart = tab.hook("chart")
+    # First a picture drawn in a worker (no ECharts on the page, no handlers for a scroll to
+    # wait on); a picker draws it again.
+    picture = chart.locator("img")
+    await expect(picture).to_have_count(1)
+    assert await chart.locator("canvas").count() == 0
+    orders_drawn = chart.locator(f'img[src*="{quote("订单数")}"]')  # in the legend and axis
+    await expect(orders_drawn).to_have_count(1)
+    await tab.hook("chart-measure").select_option("销售额")
+    await expect(orders_drawn).to_have_count(0)
+    await expect(picture).to_have_count(1)
+    await tab.hook("chart-measure").select_option("")
+    await expect(orders_drawn).to_have_count(1)
+    # A click makes it a live ECharts chart: values on hover.
+    await chart.click()
     await expect(chart.locator("canvas")).to_have_count(1)
+    await expect(picture).to_have_count(0)
 
     drawn = await chart.evaluate(CHART_OPTION)
     # Orders (hundreds) beside sales (hundreds of thousands): orders on the second axis.

@@ -122,7 +122,7 @@ async def test_the_chat_on_a_listed_site_asks_and_shows_markdown_grid_chart_and_
     await expect(turn.get_by_test_id("answer")).to_have_text("华东最多，共 8 家。")
     await expect(turn.get_by_test_id("answer").locator("strong")).to_have_text("华东")
     await expect(turn.get_by_test_id("results-table").locator(".tabulator-row")).to_have_count(7)
-    await expect(turn.get_by_test_id("chart").locator("canvas")).to_have_count(1)
+    await expect(turn.get_by_test_id("chart").locator("img")).to_have_count(1)
     await expect(turn.get_by_test_id("status")).to_have_text("已完成")
     await expect(tab.hook("demo-status")).to_contain_text("Answered in conversation guest:")
     await tab.screenshot("embed-answer")

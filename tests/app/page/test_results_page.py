@@ -29,11 +29,15 @@ STORES_SQL = progress.STORES_BY_REGION_SQL
 STORES_ANSWER = progress.STORES_ANSWER
 SCREENSHOT = Path("/tmp/results_page.png")
 
-# Counts the chart canvas's pixels that are not fully transparent.
+# Counts the chart picture's pixels that are not fully transparent (drawn onto a canvas).
 PAINTED_PIXELS = """
 () => {
-  const canvas = document.querySelector('[data-testid="chart"] canvas');
-  if (!canvas || !canvas.width) return 0;
+  const image = document.querySelector('[data-testid="chart"] img');
+  if (!image || !image.complete || !image.naturalWidth) return 0;
+  const canvas = document.createElement("canvas");
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  canvas.getContext("2d").drawImage(image, 0, 0);
   const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
   let painted = 0;
   for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) painted += 1;
@@ -97,7 +101,7 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         await expect(page.hook("answer")).to_have_text(STORES_ANSWER)
         first_thread = await page.hook("conversation-id").text_content() or ""
 
-        # The chart: ECharts (served by the service itself) painted the canvas.
+        # The chart: ECharts (served by the service itself) drew it as a picture in a worker.
         await expect(page.hook("chart")).to_be_visible()
         # Polled in the page frame by frame (wait_for_function would eval, which the CSP bars).
         painted = f"""async () => {{
