@@ -13,7 +13,7 @@ import { hideError, showError } from "./errors.js";
 import { Follower } from "./follow.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
 import { Identity } from "./identity.js";
-import { redrawGrids } from "./records.js";
+import { redrawGrids } from "./grid.js";
 import { restoreTurns } from "./restore.js";
 import { addReworkActions } from "./rework.js";
 import { Run } from "./run.js";

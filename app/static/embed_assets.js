@@ -9,7 +9,6 @@ const LIBRARIES = [
 ];
 // The lazy libraries' sheets too: lazy.js adds them to the host's document, not to the shadow root.
 const STYLES = [
-  "vendor/tabulator/tabulator.min.css",
   "vendor/highlight/github.min.css",
   "app.css",
   "chat.css",

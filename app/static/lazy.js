@@ -1,14 +1,9 @@
-// The heavy libraries (ECharts, Tabulator, sql-formatter, highlight.js) are loaded on the first
+// The heavy libraries (ECharts, sql-formatter, highlight.js) are loaded on the first
 // answer that needs them, not before the page starts; charts and grids are drawn only once
 // they scroll into view, so a long thread does not draw what nobody looks at.
 
 const LIBRARIES = {
   echarts: { script: "vendor/echarts/echarts.min.js", global: "echarts" },
-  tabulator: {
-    script: "vendor/tabulator/tabulator.min.js",
-    style: "vendor/tabulator/tabulator.min.css",
-    global: "Tabulator",
-  },
   sqlFormatter: { script: "vendor/sql-formatter/sql-formatter.min.js", global: "sqlFormatter" },
   hljs: {
     script: "vendor/highlight/highlight.min.js",

@@ -1,9 +1,10 @@
-// Query results: a Tabulator grid (vendored) with paging, sort, a sticky header, locale numbers
-// and dates, labels from the schema's descriptions and copy; one value as a headline figure.
+// Query results: a grid (grid.js) with paging, sort, a sticky header, locale numbers and dates,
+// labels from the schema's descriptions and copy; one value as a headline figure.
 
 import { downloadWithKey, storedKey } from "./api_key.js";
+import { fillGrid } from "./grid.js";
 import { currentLang, label, t } from "./i18n.js";
-import { loadLibrary, whenVisible } from "./lazy.js";
+import { whenVisible } from "./lazy.js";
 import { copyButton } from "./sql_format.js";
 
 const PAGE_SIZE = 50;
@@ -11,37 +12,6 @@ const GRID_MAX_HEIGHT = "420px"; // the grid scrolls inside this; its header sta
 const ISO_DATE = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
 
 let columnLabels = new Map(); // column name → description, from GET /api/v0/schema
-const grids = new Set(); // every grid on the page, redrawn when the language changes
-
-/** Write every grid's numbers, dates and pager again in the page's (new) language. */
-export function redrawGrids() {
-  for (const table of grids) {
-    if (!table.element.isConnected) {
-      grids.delete(table);
-      continue;
-    }
-    table.setLocale(currentLang());
-    table.redraw(true);
-  }
-}
-
-const PAGER_KEYS = ["first", "prev", "next", "last"];
-
-// Tabulator's own English pager words, in each of the page's languages.
-function pagerTexts() {
-  const langs = {};
-  for (const lang of ["zh-CN", "en-US"]) {
-    const text = (key) => t(`pager_${key}`, {}, lang);
-    const pagination = {};
-    for (const key of PAGER_KEYS) {
-      pagination[key] = text(key);
-      pagination[`${key}_title`] = text(key);
-    }
-    pagination.page_title = text("page");
-    langs[lang] = { pagination };
-  }
-  return langs;
-}
 
 /** Use the schema's column descriptions as the grids' column labels. */
 export function setColumnLabels(labels) {
@@ -106,55 +76,13 @@ function grid(columns, rows) {
   const box = document.createElement("div");
   box.className = "grid";
   box.dataset.testid = "results-table";
-  const numeric = columns.map((_, i) => rows.every((r) => {
-    const v = rowValues(columns, r)[i];
-    return v === null || v === undefined || typeof v === "number";
-  }));
+  const values = rows.map((row) => rowValues(columns, row));
+  const numeric = columns.map((_, i) => values.every((v) => v[i] === null || v[i] === undefined || typeof v[i] === "number"));
   // A column's numbers all show as many decimals as its most precise one (at most 6).
-  const decimals = columns.map((_, i) => (numeric[i] ? columnDecimals(rows.map((r) => rowValues(columns, r)[i])) : null));
-  const data = rows.map((row) => {
-    const item = {};
-    rowValues(columns, row).forEach((value, index) => { item[`c${index}`] = value; });
-    return item;
-  });
-  const definitions = columns.map((column, index) => ({
-    title: escapeHtml(columnLabels.get(column) || column),
-    field: `c${index}`, // never the name itself: Tabulator reads dots in a field as nesting
-    headerTooltip: column,
-    hozAlign: numeric[index] ? "right" : "left",
-    sorter: numeric[index] ? "number" : "string",
-    formatter: (cell) => {
-      const span = document.createElement("span");
-      const value = cell.getValue();
-      span.textContent = formatValue(value, decimals[index]);
-      if (value === null || value === undefined) span.className = "null";
-      return span;
-    },
-  }));
-  // Tabulator (loaded on the first grid) measures its box: build it once it is on screen.
-  whenVisible(box, async () => {
-    const Tabulator = await loadLibrary("tabulator");
-    if (!Tabulator) return;
-    const table = new Tabulator(box, {
-      data,
-      columns: definitions,
-      layout: "fitDataFill",
-      // At most a page of 50 rows is on show: plain rows cost less than the virtual renderer.
-      renderVertical: "basic",
-      maxHeight: GRID_MAX_HEIGHT,
-      pagination: rows.length > PAGE_SIZE,
-      paginationSize: PAGE_SIZE,
-      placeholder: "",
-      locale: true, // the pager's words from `langs`, in the page's language
-      langs: pagerTexts(),
-    });
-    table.on("tableBuilt", () => {
-      fixGridRoles(box);
-      sortByKeyboard(box);
-      table.setLocale(currentLang());
-    });
-    grids.add(table);
-  });
+  const decimals = columns.map((_, i) => (numeric[i] ? columnDecimals(values.map((v) => v[i])) : null));
+  const described = columns.map((name, i) => ({ name, label: columnLabels.get(name) || name, numeric: numeric[i] }));
+  // Built once it comes near the screen, one per idle moment (lazy.js).
+  whenVisible(box, () => fillGrid(box, described, values, (value, i) => formatValue(value, decimals[i])));
   return box;
 }
 
@@ -166,29 +94,6 @@ function columnDecimals(values) {
     most = Math.max(most, Math.min(6, fraction.length));
   }
   return most;
-}
-
-// A sortable header is a button to the keyboard too: Tab to it, Enter or Space sorts.
-function sortByKeyboard(box) {
-  for (const header of box.querySelectorAll(".tabulator-col.tabulator-sortable")) {
-    header.tabIndex = 0;
-    header.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-      header.querySelector(".tabulator-col-content")?.click();
-    });
-  }
-}
-
-// Tabulator puts its focusable scroll box (so keys can scroll it) straight inside role=grid,
-// which ARIA does not allow: the box becomes the rows' rowgroup, the inner table plain.
-function fixGridRoles(box) {
-  const holder = box.querySelector(".tabulator-tableholder");
-  const body = box.querySelector(".tabulator-table");
-  if (!holder || !body) return;
-  box.removeAttribute("aria-owns");
-  holder.setAttribute("role", "rowgroup");
-  body.setAttribute("role", "none");
 }
 
 /** Return the view of a `records` object: a headline figure for one value, else a grid. */

@@ -60,7 +60,7 @@ ALL_DRAWN = """async () => {
     const charts = document.querySelectorAll('[data-testid=chart]');
     const grids = document.querySelectorAll('[data-testid=results-table]');
     return [...charts].every((c) => c.querySelector('img, canvas'))
-      && [...grids].every((g) => g.querySelector('.tabulator-row'));
+      && [...grids].every((g) => g.querySelector('tbody tr'));
   };
   while (!drawn()) await new Promise((done) => setTimeout(done, 100));
 }"""

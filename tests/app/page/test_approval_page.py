@@ -46,7 +46,7 @@ async def test_the_card_shows_the_sql_and_approve_runs_it_to_the_answer(
 
         await expect(tab.hook("answer")).to_have_text("七个地区。")
         await expect(card).to_be_hidden()
-        await expect(tab.hook("results-table").locator(".tabulator-row")).to_have_count(7)
+        await expect(tab.hook("results-table").locator("tbody tr")).to_have_count(7)
         resumed = tab.stream_query(1)
         assert '"action":"approve"' in resumed["resume"] and resumed["thread_id"].startswith("mei:")
         await tab.assert_streams_closed()

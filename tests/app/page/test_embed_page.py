@@ -121,7 +121,7 @@ async def test_the_chat_on_a_listed_site_asks_and_shows_markdown_grid_chart_and_
     turn = tab.hook("turn")
     await expect(turn.get_by_test_id("answer")).to_have_text("华东最多，共 8 家。")
     await expect(turn.get_by_test_id("answer").locator("strong")).to_have_text("华东")
-    await expect(turn.get_by_test_id("results-table").locator(".tabulator-row")).to_have_count(7)
+    await expect(turn.get_by_test_id("results-table").locator("tbody tr")).to_have_count(7)
     await expect(turn.get_by_test_id("chart").locator("img")).to_have_count(1)
     await expect(turn.get_by_test_id("status")).to_have_text("已完成")
     await expect(tab.hook("demo-status")).to_contain_text("Answered in conversation guest:")
@@ -225,7 +225,7 @@ async def test_a_stream_cut_short_resumes_from_its_last_event(embedding: Embeddi
     await ask(tab, "各地区门店数？")
 
     await expect(tab.hook("answer")).to_have_text("华东的门店最多。")
-    await expect(tab.hook("results-table").locator(".tabulator-row")).to_have_count(7)
+    await expect(tab.hook("results-table").locator("tbody tr")).to_have_count(7)
     first, resumed = stream_requests(tab)
     last_id = next(line[4:] for line in sent[-1].splitlines() if line.startswith("id: "))
     assert (await resumed.all_headers())["last-event-id"] == last_id
