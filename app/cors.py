@@ -2,10 +2,12 @@
 
 A host page on another site loads the component's script (a module script: fetched with
 CORS), the page's modules it imports and index.html's cards, then calls the stream route
-with the key in a header (so the browser sends a preflight first). Those paths answer the
-listed origins with `Access-Control-Allow-Origin`; a preflight from any other origin is
-refused with 403 `ORIGIN_NOT_ALLOWED` before the key check, and no answer to another origin
-carries the header, so its browser neither runs the script nor reads a response.
+with the key in a header (so the browser sends a preflight first); after the host page
+reloads, it reads its conversation back (its turns, and its status: a pause waiting for a
+person). Those paths answer the listed origins with `Access-Control-Allow-Origin`; a
+preflight from any other origin is refused with 403 `ORIGIN_NOT_ALLOWED` before the key
+check, and no answer to another origin carries the header, so its browser neither runs the
+script nor reads a response.
 """
 
 from __future__ import annotations
@@ -22,8 +24,13 @@ from react_agent.errors import ServiceError
 STATIC_PREFIX = "/static/"
 SCRIPT_PREFIXES = (EMBED_PREFIX, STATIC_PREFIX)
 """The component's script, the modules, style sheets and markup it takes from the page."""
-API_PATHS = re.compile(rf"^(?:{re.escape(STREAM_PATH)}|/api/v0/react/runs/[^/]+/cancel)$")
-"""The routes the component calls: the stream (ask and resume), and a run's cancel (stop)."""
+API_PATHS = re.compile(
+    rf"^(?:{re.escape(STREAM_PATH)}|/api/v0/react/runs/[^/]+/cancel"
+    r"|/api/v0/react/conversations/[^/]+|/api/v0/react/status/[^/]+)$"
+)
+"""The routes the component calls: the stream (ask and resume), a run's cancel (stop), and
+a conversation and its status read back after the host page reloads (read only: the
+preflights allow GET and POST, so a browser sends no cross-site PATCH or DELETE there)."""
 ALLOWED_METHODS = "GET, POST"
 ALLOWED_HEADERS = "Authorization, Content-Type, Accept, Accept-Language, Last-Event-ID"
 EXPOSED_HEADERS = "Retry-After, Warning"

@@ -3,7 +3,7 @@
 
 import { ensureApiKey, storedKey, storeKey, whoami } from "./api_key.js";
 import { askForKey } from "./key_dialog.js";
-import { hideApproval, pendingApproval, showApproval } from "./approval.js";
+import { hideApproval, showApproval } from "./approval.js";
 import { hideClarification, showClarification } from "./clarification.js";
 import { sendOnEnter } from "./composer.js";
 import { DatasetChip } from "./dataset_chip.js";
@@ -14,7 +14,7 @@ import { Follower } from "./follow.js";
 import { applyLanguage, currentLang, initialLang, label, rememberLang, t } from "./i18n.js";
 import { Identity } from "./identity.js";
 import { redrawGrids } from "./grid.js";
-import { restoreTurns } from "./restore.js";
+import { restoreConversation } from "./restore.js";
 import { addReworkActions } from "./rework.js";
 import { Run } from "./run.js";
 import { ConversationList } from "./sidebar.js";
@@ -251,7 +251,7 @@ async function openConversation(threadId) {
   clearThread();
   drawer.close();
   try {
-    const turns = await restoreTurns(threadId, currentLang());
+    const { turns, pause } = await restoreConversation(threadId, currentLang());
     setConversation(threadId);
     for (const turn of turns) {
       ui.thread.append(turn.el);
@@ -260,13 +260,7 @@ async function openConversation(threadId) {
     showThread();
     turns.at(-1)?.el.scrollIntoView({ block: "start" });
     // A conversation waiting for a person shows its card, however it was opened.
-    const pause = await pendingApproval(threadId, currentLang());
-    if (pause) {
-      const turn = turns.at(-1) ?? addTurn("");
-      turn.startProgress();
-      turn.waitFor(pause.kind);
-      showPause(pause, turn);
-    }
+    if (pause) showPause(pause, turns.at(-1));
     sidebar.refresh();
   } catch (error) {
     showError({ message: error.message });

@@ -88,9 +88,12 @@ export function hideApproval() {
 
 const PAUSED = ["awaiting_approval", "awaiting_clarification"];
 
-/** Return what a conversation waits for (from /status): SQL or a question; else null. */
-export async function pendingApproval(threadId, lang) {
-  const response = await apiFetch(`${STATUS_URL}${encodeURIComponent(threadId)}?lang=${lang}`);
+/**
+ * Return what a conversation waits for (from /status): SQL or a question; else null. `api`
+ * fetches a URL relative to the service: the page's apiFetch unless given (an embedded chat's).
+ */
+export async function pendingApproval(threadId, lang, api = apiFetch) {
+  const response = await api(`${STATUS_URL}${encodeURIComponent(threadId)}?lang=${lang}`);
   if (!response.ok) return null;
   const body = await response.json();
   return PAUSED.includes(body?.data?.status) ? body.data.approval : null;

@@ -8,11 +8,15 @@ const DETAIL_URL = (threadId) => `api/v0/react/conversations/${encodeURIComponen
 // Both vocabularies of the detail endpoint's `role`: user/assistant and human/ai.
 const ROLES = { user: "user", human: "user", assistant: "ai", ai: "ai", tool: "tool" };
 
-async function getData(url, params) {
-  const response = await apiFetch(`${url}?${new URLSearchParams(params)}`);
+// `api(url, init)` fetches a URL relative to the service: the page's apiFetch unless given (an
+// embedded chat's, with its endpoint and its host's key). A refusal's error keeps its status.
+async function getData(url, params, api = apiFetch) {
+  const response = await api(`${url}?${new URLSearchParams(params)}`);
   const envelope = await response.json().catch(() => null);
   if (!response.ok || !envelope?.success) {
-    throw new Error(envelope?.message || `HTTP ${response.status}`);
+    const error = new Error(envelope?.message || `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
   }
   return envelope.data;
 }
@@ -25,10 +29,10 @@ export async function fetchConversations(userId, lang, search = "") {
   return data.conversations ?? [];
 }
 
-/** Return one conversation with its tool traffic. */
-export async function fetchConversation(threadId, lang) {
+/** Return one conversation with its tool traffic (`api`: see getData). */
+export async function fetchConversation(threadId, lang, api = apiFetch) {
   const userId = threadId.split(":")[0];
-  return getData(DETAIL_URL(threadId), { user_id: userId, include_tools: "true", lang });
+  return getData(DETAIL_URL(threadId), { user_id: userId, include_tools: "true", lang }, api);
 }
 
 /** Return what the run_sql/check_sql text of a tool message says: outcome, id, preview. */

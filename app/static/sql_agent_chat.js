@@ -2,15 +2,23 @@
 // It follows the stream route with fetch (POST, the key in a header) and shows each turn with
 // the page's own modules in a shadow root of its own. The host page gives the key through a
 // callback (`api-key-provider`, the name of a global function, or the `apiKeyProvider`
-// property), never in markup; the service lets it in from EMBED_ORIGINS only (CORS).
+// property), never in markup; the service lets it in from EMBED_ORIGINS only (CORS). Its
+// conversation is kept per element (embed_conversation.js) and read back when the host page
+// reloads, with the card of a pause, as the page reads one back (restore.js).
 //
 // Imports say ../static/ so they resolve the same from /embed/ and from /static/.
 
 import { ApprovalCard } from "../static/approval.js";
 import { ClarificationCard } from "../static/clarification.js";
 import { loadLibraries, pageParts, styleLinks } from "../static/embed_assets.js";
-import { hideError } from "../static/errors.js";
+import {
+  conversationPlace,
+  keepConversation,
+  keptConversation,
+} from "../static/embed_conversation.js";
+import { hideError, showError } from "../static/errors.js";
 import { applyLanguage, currentLang, label, useLang } from "../static/i18n.js";
+import { restoreConversation } from "../static/restore.js";
 import { Run } from "../static/run.js";
 import { Turn } from "../static/turn.js";
 
@@ -84,7 +92,43 @@ export class SqlAgentChat extends HTMLElement {
     this.approval = new ApprovalCard(root);
     this.clarification = new ClarificationCard(root);
     applyLanguage(root);
+    await this.restore();
     this.dataset.ready = "true";
+  }
+
+  /** Where this chat keeps its conversation id: per service and `conversation-key` (or id). */
+  get place() {
+    const name = this.getAttribute("conversation-key") ?? this.id;
+    return conversationPlace(this.getAttribute("remember"), this.endpoint.href, name);
+  }
+
+  setConversation(id) {
+    this.conversationId = id || "";
+    keepConversation(this.place, this.conversationId);
+  }
+
+  /** Read the kept conversation back (the host page reloaded), and the card of its pause. */
+  async restore() {
+    const threadId = keptConversation(this.place);
+    if (!threadId) return;
+    const userId = this.getAttribute("user-id");
+    // A conversation belongs to one user: asking as another starts a new one.
+    if (userId && threadId.split(":")[0] !== userId) {
+      this.setConversation("");
+      return;
+    }
+    this.conversationId = threadId;
+    const options = { api: (url, init) => this.api(url, init), extras: false };
+    try {
+      const { turns, pause } = await restoreConversation(threadId, currentLang(), options);
+      this.thread.append(...turns.map((turn) => turn.el));
+      applyLanguage(this.thread);
+      if (pause) this.showPause(pause, turns.at(-1));
+    } catch (error) {
+      // Gone, or not this key's to read: the next question starts a new conversation.
+      if ([400, 403, 404].includes(error.status)) this.setConversation("");
+      else showError({ message: error.message }, null, { box: this.errorBox });
+    }
   }
 
   composer() {
@@ -128,6 +172,12 @@ export class SqlAgentChat extends HTMLElement {
     return base;
   }
 
+  /** Fetch `path` (relative to the service's base URL) with the host page's key. */
+  async api(path, init = {}) {
+    const headers = await this.headers(init.headers ?? {});
+    return fetch(new URL(path, this.endpoint), { ...init, headers });
+  }
+
   async headers(headers = { "Content-Type": "application/json" }) {
     // The global function the attribute names; a dotted name reaches into an object (app.key).
     const named = (this.getAttribute("api-key-provider") || "").split(".").filter(Boolean);
@@ -150,6 +200,9 @@ export class SqlAgentChat extends HTMLElement {
     if (this.hasAttribute("approve-sql")) body.approve_sql = true;
     const userId = this.getAttribute("user-id");
     if (userId) body.user_id = userId;
+    // A conversation belongs to one user; another user id starts a new conversation.
+    const owner = this.conversationId.split(":")[0];
+    if (userId && this.conversationId && owner !== userId) this.setConversation("");
     if (this.conversationId) body.thread_id = this.conversationId;
     this.follow(body, turn);
   }
@@ -159,11 +212,9 @@ export class SqlAgentChat extends HTMLElement {
     this.clarification.hide();
     const hooks = {
       conversation: () => this.conversationId,
-      setConversation: (id) => {
-        this.conversationId = id || this.conversationId;
-      },
+      setConversation: (id) => this.setConversation(id || this.conversationId),
       completed: (run, data) => {
-        if (data.conversation_id) this.conversationId = data.conversation_id;
+        if (data.conversation_id) this.setConversation(data.conversation_id);
         run.turn.showResult(data, { threadId: this.conversationId, feedback: false });
         this.emit("sql-agent-answer", data);
       },
@@ -213,14 +264,14 @@ export class SqlAgentChat extends HTMLElement {
   }
 
   async cancelRun(run) {
-    const url = new URL(`api/v0/react/runs/${encodeURIComponent(run.runId)}/cancel`, this.endpoint);
+    const path = `api/v0/react/runs/${encodeURIComponent(run.runId)}/cancel`;
     const body = JSON.stringify(run.userId ? { user_id: run.userId } : {});
-    await fetch(url, { method: "POST", headers: await this.headers(), body });
+    await this.api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body });
   }
 
   startOver() {
     if (this.current) return;
-    this.conversationId = "";
+    this.setConversation("");
     this.approval.hide();
     this.clarification.hide();
     hideError(this.errorBox);

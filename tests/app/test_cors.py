@@ -30,6 +30,15 @@ CHAT_PATHS = [
 ]
 
 
+CHAT_ROUTES = [
+    STREAM_PATH,
+    "/api/v0/react/runs/0123abcd/cancel",
+    "/api/v0/react/conversations/mei:20250131103000001",
+    "/api/v0/react/status/mei%3A20250131103000001",
+]
+"""The routes the chat calls: ask and resume, stop, and a conversation read back on a reload."""
+
+
 @pytest.fixture
 async def embedding(settings: Settings) -> AsyncIterator[ServiceClient]:
     keyed = settings.model_copy(
@@ -63,7 +72,7 @@ async def test_the_chats_files_allow_a_listed_origin_and_no_other(embedding, pat
     assert "access-control-allow-origin" not in (await embedding.http.get(path)).headers
 
 
-@pytest.mark.parametrize("path", [STREAM_PATH, "/api/v0/react/runs/0123abcd/cancel"])
+@pytest.mark.parametrize("path", CHAT_ROUTES)
 async def test_a_preflight_from_a_listed_origin_is_answered_before_the_key_check(embedding, path):
     response = await embedding.http.options(path, headers={"Origin": PORTAL, **PREFLIGHT})
     assert response.status_code == 204
@@ -73,7 +82,7 @@ async def test_a_preflight_from_a_listed_origin_is_answered_before_the_key_check
     assert {"authorization", "content-type", "last-event-id"} <= set(allowed.split(", "))
 
 
-@pytest.mark.parametrize("path", [STREAM_PATH, "/api/v0/react/runs/0123abcd/cancel"])
+@pytest.mark.parametrize("path", CHAT_ROUTES)
 async def test_a_preflight_from_another_origin_is_refused(embedding, path):
     response = await embedding.http.options(path, headers={"Origin": OTHER, **PREFLIGHT})
     assert response.status_code == 403
@@ -106,6 +115,31 @@ async def test_the_stream_answers_a_listed_origin_with_its_header_and_still_need
         text = (await stream.aread()).decode()
     assert stream.headers["access-control-allow-origin"] == PORTAL
     assert '"type":"completed"' in text and '"type":"end"' in text
+
+
+async def test_a_conversation_read_back_answers_a_listed_origin_and_still_needs_the_key(
+    embedding,
+):
+    keyed = {"Authorization": f"Bearer {KEY}"}
+    asked = await embedding.http.post(
+        "/api/v0/ask_react_agent", json={"question": "几个地区？", "user_id": "mei"}, headers=keyed
+    )
+    thread_id = asked.json()["data"]["conversation_id"]
+    reads = [f"/api/v0/react/conversations/{thread_id}", f"/api/v0/react/status/{thread_id}"]
+    for path in reads:
+        refused = await embedding.http.get(path, headers={"Origin": PORTAL})
+        assert refused.status_code == 401
+        assert refused.headers["access-control-allow-origin"] == PORTAL
+        read = await embedding.http.get(path, headers={"Origin": PORTAL, **keyed})
+        assert read.status_code == 200, read.text
+        assert read.headers["access-control-allow-origin"] == PORTAL
+        assert read.json()["data"]["thread_id"] == thread_id
+    # Only reads: a browser on the portal may not rename or delete the conversation.
+    preflight = await embedding.http.options(
+        reads[0], headers={"Origin": PORTAL, "Access-Control-Request-Method": "DELETE"}
+    )
+    allowed = preflight.headers["access-control-allow-methods"]
+    assert "DELETE" not in allowed and "PATCH" not in allowed
 
 
 async def test_with_no_embed_origins_every_origin_is_refused(settings: Settings):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import pytest_asyncio
@@ -203,6 +204,101 @@ async def test_the_chat_asks_back_and_a_chosen_option_resumes_the_run(
     await expect(tab.hook("clarification-card")).to_be_hidden()
     resumed = stream_requests(tab)[1].post_data_json["resume"]
     assert resumed["action"] == "answer" and resumed["text"] == "付款日期"
+    assert tab.errors == []
+
+
+def reads_back(tab: Tab, path: str) -> list[Any]:
+    """Return the chat's GETs of `path` (a conversation's turns, or its status)."""
+    return [r for r in tab.requests if f"/api/v0/react/{path}/" in r.url and r.method == "GET"]
+
+
+def read_thread(request: Any) -> str:
+    """Return the conversation a GET of the chat read back (the last part of its path)."""
+    return unquote(urlsplit(request.url).path.rsplit("/", 1)[-1])
+
+
+async def reload_host(tab: Tab) -> None:
+    """Reload the host page and wait until the chat has read its conversation back."""
+    await tab.page.reload()
+    await expect(tab.page.locator("sql-agent-chat[data-ready=true]")).to_have_count(1)
+
+
+async def test_after_a_reload_the_approval_card_is_back_and_approving_resumes_the_run(
+    embedding: Embedding,
+) -> None:
+    embedding.stub.script(
+        Reply(tool_calls=[ToolCall("run_sql", {"sql": COUNT_SQL})]),
+        Reply(text="共 7 个地区。"),
+    )
+    tab = await open_demo(embedding, embedding.listed)
+    await tab.hook("demo-approve").check()
+    await ask(tab, "有几个地区？")
+    await expect(tab.hook("approval-card")).to_be_visible()
+    assert "thread_id" not in stream_requests(tab)[0].post_data_json  # a new conversation
+
+    await reload_host(tab)
+    await expect(tab.hook("approval-card")).to_be_visible()
+    await expect(tab.hook("approval-sql")).to_have_value("SELECT\n  COUNT(*) AS n\nFROM\n  regions")
+    await expect(tab.hook("turn-question")).to_have_text("有几个地区？")
+    await expect(tab.hook("status")).to_have_text("等待你确认 SQL")
+    await tab.screenshot("embed-approval-after-reload")
+    # Read back across origins: the browser let the chat read both answers (CORS).
+    for read in (*reads_back(tab, "conversations"), *reads_back(tab, "status")):
+        response = await read.response()
+        assert response is not None and response.status == 200
+        assert (await response.all_headers())["access-control-allow-origin"] == embedding.listed
+        assert (await read.all_headers())["authorization"] == f"Bearer {KEY}"
+    assert len(reads_back(tab, "status")) == 1
+    await tab.hook("approval-approve").click()
+
+    await expect(tab.hook("answer")).to_have_text("共 7 个地区。")
+    await expect(tab.hook("approval-card")).to_be_hidden()
+    resumed = stream_requests(tab)[1].post_data_json
+    assert resumed["resume"]["action"] == "approve" and resumed["thread_id"].startswith("guest:")
+    assert resumed["thread_id"] == read_thread(reads_back(tab, "conversations")[0])
+
+    # Answered, it comes back as an answer; "New conversation" forgets it for the next reload.
+    await reload_host(tab)
+    await expect(tab.hook("answer")).to_have_text("共 7 个地区。")
+    await expect(tab.hook("approval-card")).to_be_hidden()
+    await tab.hook("new-conversation").click()
+    await reload_host(tab)
+    await expect(tab.hook("turn")).to_have_count(0)
+    assert len(reads_back(tab, "conversations")) == 2  # none after the conversation was left
+    assert tab.errors == []
+
+
+async def test_after_a_reload_the_question_card_is_back_and_a_typed_answer_resumes_the_run(
+    embedding: Embedding,
+) -> None:
+    options = ["下单日期", "付款日期"]
+    embedding.stub.script(
+        Reply(tool_calls=[ToolCall("ask_user", {"question": "按哪个日期？", "options": options})]),
+        Reply(text="按付款日期统计，不含退款。"),
+    )
+    tab = await open_demo(embedding, embedding.listed)
+    await ask(tab, "上个月销售额？")
+    await expect(tab.hook("clarification-question")).to_have_text("按哪个日期？")
+
+    await reload_host(tab)
+    await expect(tab.hook("clarification-card")).to_be_visible()
+    await expect(tab.hook("clarification-question")).to_have_text("按哪个日期？")
+    await expect(tab.hook("clarification-option")).to_have_text(options)
+    await expect(tab.hook("turn-question")).to_have_text("上个月销售额？")
+    await tab.hook("clarification-text").fill("付款日期，不含退款")
+    await tab.hook("clarification-send").click()
+
+    await expect(tab.hook("answer")).to_have_text("按付款日期统计，不含退款。")
+    await expect(tab.hook("clarification-card")).to_be_hidden()
+    resumed = stream_requests(tab)[1].post_data_json
+    assert resumed["resume"] | {"interrupt_id": ""} == {
+        "interrupt_id": "",
+        "action": "answer",
+        "text": "付款日期，不含退款",
+    }
+    assert resumed["thread_id"] == read_thread(reads_back(tab, "conversations")[0])
+    # The model went on from the person's answer, in the same conversation.
+    assert "付款日期，不含退款" in str(embedding.stub.requests[-1])
     assert tab.errors == []
 
 
