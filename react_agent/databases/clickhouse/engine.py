@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, TypeVar
 
 from clickhouse_connect.driver.client import Client
@@ -31,8 +32,9 @@ from react_agent.databases.clickhouse.connection import (
     translate_error,
     unavailable,
 )
-from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, translating
+from react_agent.databases.records import QueryResult, unique_column_names
+from react_agent.databases.row_streams import RowReader
+from react_agent.databases.statement_engine import Statement, StatementEngine, capped_result
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ CATALOG_TIMEOUT = 10.0
 """Seconds each catalogue query (system.tables, system.columns, distinct values) may take."""
 
 
-class ClickHouseDatabase:
+class ClickHouseDatabase(StatementEngine):
     """A ClickHouse database queried read-only through clickhouse-connect clients.
 
     Each query borrows a client of its own (at most `max_size` at once) and runs in a
@@ -60,6 +62,7 @@ class ClickHouseDatabase:
     """
 
     dialect = "clickhouse"
+    stream_errors = (ClickHouseError,)
 
     def __init__(self, target: Target, max_size: int = 10) -> None:
         self.target = target
@@ -131,39 +134,23 @@ class ClickHouseDatabase:
         """
         result = await self._query(sql, params, timeout, row_limit + 1)
         columns = unique_column_names(str(name) for name in result.column_names)
-        raw = result.result_rows
-        is_limited = len(raw) > row_limit
-        total = len(raw)
-        if is_limited:
-            raw = raw[:row_limit]
-            total = await self._count_result(sql, params, timeout, fallback=total)
-        return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
+        count = partial(self._count_result, sql, params, timeout)
+        return await capped_result(columns, result.result_rows, row_limit, count)
 
     async def _count_result(
-        self, sql: str, params: Mapping[str, Any] | None, timeout: float, *, fallback: int
+        self, sql: str, params: Mapping[str, Any] | None, timeout: float
     ) -> int:
         counting = f"SELECT count() FROM ({sql.strip().rstrip(';')}\n) AS q"
-        try:
-            result = await self._query(counting, params, timeout, None)
-            return int(result.result_rows[0][0])
-        except (QueryFailed, ServiceError) as exc:
-            logger.info("could not count the rows of a limited result: %s", exc)
-            return fallback
+        result = await self._query(counting, params, timeout, None)
+        return int(result.result_rows[0][0])
 
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan `sql` with EXPLAIN (names and types checked, nothing read).
+    async def plan(self, statement: Statement) -> None:
+        """Plan the statement with EXPLAIN (names and types checked, nothing read).
 
-        The analyser runs constant scalar subqueries while planning: `sql` must be the
-        scoped statement, as the executor gives it.
+        The analyser runs constant scalar subqueries while planning: what is planned must
+        be the scoped statement, as the executor gives it.
         """
-        await self._query(f"EXPLAIN {sql}", params, timeout, None)
+        await self._query(f"EXPLAIN {statement.sql}", statement.params, statement.timeout, None)
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
@@ -190,21 +177,14 @@ class ClickHouseDatabase:
             )
 
     @asynccontextmanager
-    async def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AsyncIterator[RowStream]:
-        """Run `sql` read-only and read up to `max_rows` rows in blocks, each in `timeout` s.
+    async def open_rows(self, statement: Statement, max_rows: int) -> AsyncIterator[RowReader]:
+        """Run the statement read-only and read its rows in blocks, each timed by the client.
 
         The server's time limit would cover the whole export, so here each block is
         timed by the client; one that runs out of time, or a reader that leaves early,
         kills the query on the server instead of reading the rest of it.
         """
+        sql, params, timeout = statement.sql, statement.params, statement.timeout
         marker = new_marker()
         settings = query_settings(marker, None, row_limit=max_rows)
         # Blocks of the server's default size (65,409 rows) would each be a few tens of MB
@@ -221,36 +201,25 @@ class ClickHouseDatabase:
                 ).__enter__(),
             )
             blocks = iter(stream)
-            finished = False
 
-            async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
-                nonlocal finished
-                left = max_rows
-                while left > 0:
-                    block = await self._in_thread(
-                        client, marker, timeout, lambda: next(blocks, None)
-                    )
-                    if not block:
-                        break
-                    yield block[:left]
-                    left -= len(block)
-                finished = True
+            async def fetch(_size: int) -> Sequence[Sequence[Any]]:
+                return await self._in_thread(client, marker, timeout, lambda: next(blocks, []))
 
             columns = unique_column_names(str(c) for c in stream.source.column_names)
+            reader = RowReader(columns, fetch, max_rows, batch_size=STREAM_BLOCK_ROWS)
             try:
-                # A row failing past the first block raises the driver's own error (its
-                # text unredacted) while the reader iterates: translated there too.
-                yield translating(
-                    RowStream(columns, batches()),
-                    ClickHouseError,
-                    lambda exc: translate_error(exc, self.target.shown, timeout, sql),
-                )
+                yield reader
             finally:
-                if not finished:
+                if not reader.finished:
                     await asyncio.shield(self._kill(marker, wait=False))
                 await asyncio.get_running_loop().run_in_executor(
                     self._killer, stream.__exit__, None, None, None
                 )
+
+    def stream_failure(self, statement: Statement, exc: Exception) -> Exception:
+        """Return what a driver error while blocks are read means (connection.translate_error)."""
+        assert isinstance(exc, ClickHouseError)
+        return translate_error(exc, self.target.shown, statement.timeout, statement.sql)
 
     async def aclose(self) -> None:
         """Close the clients and the worker threads."""

@@ -26,7 +26,8 @@ from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.duckdb.catalog import introspect_duckdb
 from react_agent.databases.duckdb.file_tables import LoadedTable, load_files
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
+from react_agent.databases.row_streams import RowReader
+from react_agent.databases.statement_engine import Statement, StatementEngine
 from react_agent.errors import ServiceError
 
 T = TypeVar("T")
@@ -43,7 +44,7 @@ def duckdb_path_from_url(url: str) -> Path:
     return Path(path[1:]) if path.startswith("/") else Path(path)
 
 
-class DuckDBFiles:
+class DuckDBFiles(StatementEngine):
     """A read-only DuckDB database made from files; queries run in threads, interruptible.
 
     Args:
@@ -149,18 +150,13 @@ class DuckDBFiles:
 
         return await self._call(run, timeout, sql)
 
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
-        bound = dict(params) if params else None
+    async def plan(self, statement: Statement) -> None:
+        """Plan the statement with EXPLAIN, which checks names and syntax without running it."""
+        bound = dict(statement.params) if statement.params else None
         await self._call(
-            lambda cursor: cursor.execute(f"EXPLAIN {sql}", bound).fetchall(), timeout, sql
+            lambda cursor: cursor.execute(f"EXPLAIN {statement.sql}", bound).fetchall(),
+            statement.timeout,
+            statement.sql,
         )
 
     async def ping(self) -> None:
@@ -168,17 +164,10 @@ class DuckDBFiles:
         await self._call(lambda cursor: cursor.execute("SELECT 1").fetchall())
 
     @asynccontextmanager
-    async def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AsyncIterator[RowStream]:
-        """Run `sql` and read up to `max_rows` rows in batches, each within `timeout` s."""
-        bound = dict(params) if params else None
+    async def open_rows(self, statement: Statement, max_rows: int) -> AsyncIterator[RowReader]:
+        """Run the statement on a cursor of its own, each batch interrupted at the time limit."""
+        sql, timeout = statement.sql, statement.timeout
+        bound = dict(statement.params) if statement.params else None
         cursor = self.connection.cursor()
         lock = threading.Lock()  # one thread at a time on the cursor, closing included
 
@@ -189,29 +178,17 @@ class DuckDBFiles:
 
             return run
 
-        try:
-            columns = await _interruptible(
-                cursor,
-                locked(
-                    lambda: unique_column_names(
-                        d[0] for d in cursor.execute(sql, bound).description or ()
-                    )
-                ),
-                timeout,
-                sql,
+        def execute() -> list[str]:
+            return unique_column_names(d[0] for d in cursor.execute(sql, bound).description or ())
+
+        async def fetch(size: int) -> list[Any]:
+            return await _interruptible(
+                cursor, locked(partial(cursor.fetchmany, size)), timeout, sql
             )
 
-            async def batches() -> AsyncIterator[list[Any]]:
-                left = max_rows
-                while left > 0:
-                    fetch = partial(cursor.fetchmany, min(STREAM_BATCH_ROWS, left))
-                    rows = await _interruptible(cursor, locked(fetch), timeout, sql)
-                    if not rows:
-                        return
-                    left -= len(rows)
-                    yield rows
-
-            yield RowStream(columns, batches())
+        try:
+            columns = await _interruptible(cursor, locked(execute), timeout, sql)
+            yield RowReader(columns, fetch, max_rows)
         finally:
             cursor.interrupt()
             await asyncio.to_thread(locked(cursor.close))

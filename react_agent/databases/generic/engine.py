@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
-import time
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -17,6 +15,7 @@ from sqlalchemy import event
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.catalog_model import Catalog
+from react_agent.databases.described_tables import DescribedTables
 from react_agent.databases.generic import catalog
 from react_agent.databases.generic.dialects import sqlglot_dialect, tolerate_version_strings
 from react_agent.databases.generic.running import StatementRunner
@@ -27,21 +26,17 @@ from react_agent.databases.generic.session import (
     rules_for,
 )
 from react_agent.databases.generic.statements import driver_statement
-from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
-from react_agent.errors import ServiceError
-
-logger = logging.getLogger(__name__)
+from react_agent.databases.records import QueryResult, unique_column_names
+from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowReader
+from react_agent.databases.statement_engine import Statement, StatementEngine, capped_result
 
 COUNT_TIMEOUT = 2.0
 """Seconds one table's row count in `describe_tables` may take before it is left out."""
 CATALOGUE_TIMEOUT = 30.0
 """Seconds reading the catalogue through the inspector may take."""
-DESCRIBE_CACHE_SECONDS = 30.0
-"""How long the tables' columns, comments and counts are reused before being read again."""
 
 
-class GenericDatabase:
+class GenericDatabase(StatementEngine):
     """A database behind a SQLAlchemy engine, each statement in a thread from its own pool.
 
     Args:
@@ -59,8 +54,7 @@ class GenericDatabase:
         # connection never holds up another's cancel or the ping.
         self.executor = ThreadPoolExecutor(max_size + 2, thread_name_prefix="generic-db")
         self.runner = StatementRunner(engine, self.rules, self.executor)
-        self._described: tuple[float, dict[str, TableInfo]] | None = None
-        self._describe_lock = asyncio.Lock()
+        self.tables = DescribedTables(self._read_catalogue)
 
     @classmethod
     def open(cls, url: str, *, max_size: int = 10, connect_timeout: float = 5.0) -> GenericDatabase:
@@ -84,23 +78,15 @@ class GenericDatabase:
 
     async def list_tables(self) -> list[str]:
         """Return the tables and views of the default schema."""
-        return sorted(await self._catalogue())
+        return await self.tables.names()
 
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Return columns (with comments) and row counts of the named tables that exist.
 
-        Kept for DESCRIBE_CACHE_SECONDS, as the MySQL engine does: inspectors ask the
+        Kept a while (described_tables), as the MySQL engine does: inspectors ask the
         server a query or more per table.
         """
-        found = await self._catalogue()
-        return [found[name] for name in dict.fromkeys(names) if name in found]
-
-    async def _catalogue(self) -> dict[str, TableInfo]:
-        async with self._describe_lock:
-            now = time.monotonic()
-            if self._described is None or now - self._described[0] > DESCRIBE_CACHE_SECONDS:
-                self._described = (now, await self._read_catalogue())
-            return self._described[1]
+        return await self.tables.describe(names)
 
     async def _read_catalogue(self) -> dict[str, TableInfo]:
         def read(connection: Any) -> list[TableInfo]:
@@ -163,12 +149,8 @@ class GenericDatabase:
         columns, raw = await self.runner.in_session(
             fetch, timeout=timeout, session=session, cap=row_limit + 1, statement=sql
         )
-        is_limited = len(raw) > row_limit
-        total = len(raw)
-        if is_limited:
-            raw = raw[:row_limit]
-            total = await self._count_result(sql, params, timeout, session, fallback=total)
-        return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
+        count = partial(self._count_result, sql, params, timeout, session)
+        return await capped_result(columns, raw, row_limit, count)
 
     async def _count_result(
         self,
@@ -176,42 +158,28 @@ class GenericDatabase:
         params: Mapping[str, Any] | None,
         timeout: float,
         session: SessionSettings | None,
-        *,
-        fallback: int,
     ) -> int:
         counting = f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) q"
         text, bound = driver_statement(counting, params, self.engine.dialect.paramstyle)
-        try:
-            return await self.runner.in_session(
-                lambda connection: int(_execute(connection, text, bound).scalar_one()),
-                timeout=timeout,
-                session=session,
-                statement=sql,
-            )
-        except (QueryFailed, ServiceError) as exc:
-            # Counting is a courtesy; the capped rows are still right without it.
-            logger.info("could not count the rows of a limited result: %s", exc)
-            return fallback
-
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan `sql` where the dialect can without running it (else: nothing to ask)."""
-        if self.rules.explain is None:
-            return
-        text, bound = driver_statement(
-            f"{self.rules.explain}{sql}", params, self.engine.dialect.paramstyle
-        )
-        await self.runner.in_session(
-            lambda connection: _execute(connection, text, bound).fetchall(),
+        return await self.runner.in_session(
+            lambda connection: int(_execute(connection, text, bound).scalar_one()),
             timeout=timeout,
             session=session,
             statement=sql,
+        )
+
+    async def plan(self, statement: Statement) -> None:
+        """Plan the statement where the dialect can without running it (else: nothing to ask)."""
+        if self.rules.explain is None:
+            return
+        text, bound = driver_statement(
+            f"{self.rules.explain}{statement.sql}", statement.params, self.engine.dialect.paramstyle
+        )
+        await self.runner.in_session(
+            lambda connection: _execute(connection, text, bound).fetchall(),
+            timeout=statement.timeout,
+            session=statement.session,
+            statement=statement.sql,
         )
 
     async def ping(self, timeout: float = 3.0) -> None:
@@ -225,61 +193,38 @@ class GenericDatabase:
             raise self.runner.unavailable(str(exc)) from exc
 
     @asynccontextmanager
-    async def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AsyncIterator[RowStream]:
-        """Run `sql` read-only through the driver's streaming cursor, batch by batch.
+    async def open_rows(self, statement: Statement, max_rows: int) -> AsyncIterator[RowReader]:
+        """Run the statement read-only through the driver's streaming cursor, batch by batch.
 
-        Each batch must come within `timeout` seconds; a reader that leaves early has
-        the statement stopped and its connection dropped, not drained.
+        A reader that leaves early has the statement stopped and its connection dropped,
+        not drained.
         """
-        text, bound = driver_statement(sql, params, self.engine.dialect.paramstyle)
+        sql, timeout = statement.sql, statement.timeout
+        text, bound = driver_statement(sql, statement.params, self.engine.dialect.paramstyle)
         runner = self.runner
         running = runner.statement()
         connection: Any = None
         result: Any = None
-        finished = False
+        reader: RowReader | None = None
 
-        def start() -> tuple[Any, list[str]]:
+        def start() -> list[str]:
             nonlocal connection, result
             connection = runner.connect(running)
-            self.rules.begin(connection, None, session, max_rows)
+            self.rules.begin(connection, None, statement.session, max_rows)
             result = _execute(connection, text, bound, stream=STREAM_BATCH_ROWS)
-            return result, unique_column_names(map(str, result.keys()))
+            return unique_column_names(map(str, result.keys()))
+
+        async def fetch(size: int) -> Sequence[Sequence[Any]]:
+            work = partial(result.fetchmany, size)
+            return await runner.call(work, running, timeout=timeout, statement=sql, grace=False)
 
         try:
-            _, columns = await runner.call(
-                start, running, timeout=timeout, statement=sql, grace=False
-            )
-
-            async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
-                nonlocal finished
-                left = max_rows
-                while left > 0:
-                    size = min(STREAM_BATCH_ROWS, left)
-                    rows = await runner.call(
-                        partial(result.fetchmany, size),
-                        running,
-                        timeout=timeout,
-                        statement=sql,
-                        grace=False,
-                    )
-                    if not rows:
-                        break
-                    left -= len(rows)
-                    yield rows
-                finished = True
-
-            yield RowStream(columns, batches())
+            columns = await runner.call(start, running, timeout=timeout, statement=sql, grace=False)
+            reader = RowReader(columns, fetch, max_rows)
+            yield reader
         finally:
             if connection is not None:
-                ending = (connection, result, running, finished)
+                ending = (connection, result, running, reader is not None and reader.finished)
                 await asyncio.shield(
                     asyncio.get_running_loop().run_in_executor(
                         self.executor, lambda: _end_stream(*ending)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,6 +15,7 @@ from asyncmy.cursors import SSCursor
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo
 from react_agent.databases.catalog_model import Catalog
+from react_agent.databases.described_tables import DescribedTables
 from react_agent.databases.mysql.catalog import introspect_mysql
 from react_agent.databases.mysql.connection import (
     bindable,
@@ -31,8 +32,9 @@ from react_agent.databases.mysql.session import (
     translate_error,
     unavailable,
 )
-from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import STREAM_BATCH_ROWS, RowStream
+from react_agent.databases.records import QueryResult, unique_column_names
+from react_agent.databases.row_streams import RowReader
+from react_agent.databases.statement_engine import Statement, StatementEngine, capped_result
 from react_agent.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -41,8 +43,6 @@ COUNT_TIMEOUT = 2.0
 """Seconds an exact row count in `describe_tables` may take before the estimate is used."""
 EXACT_COUNT_LIMIT = 1_000_000
 """Tables the server estimates at least this large get the estimate, not a count."""
-DESCRIBE_CACHE_SECONDS = 30.0
-"""How long the tables' columns, comments and counts are reused before being read again."""
 
 _COLUMNS_SQL = (
     "SELECT t.table_name, t.table_rows, t.table_comment, c.column_name, c.column_type, "
@@ -53,7 +53,7 @@ _COLUMNS_SQL = (
 )
 
 
-class MySQLDatabase:
+class MySQLDatabase(StatementEngine):
     """A MySQL or MariaDB database queried in read-only transactions from an asyncmy pool.
 
     Args:
@@ -63,14 +63,14 @@ class MySQLDatabase:
     """
 
     dialect = "mysql"
+    stream_errors = (asyncmy.errors.Error,)
 
     def __init__(self, pool: Any, options: dict[str, Any], family: str = "mysql") -> None:
         self.pool = pool
         self.options = options
         self.family = family
         """The family the URL's scheme names (mysql/families; the server may name another)."""
-        self._described: tuple[float, dict[str, TableInfo]] | None = None
-        self._describe_lock = asyncio.Lock()
+        self.tables = DescribedTables(self._read_catalogue)
 
     @classmethod
     async def open(
@@ -113,26 +113,18 @@ class MySQLDatabase:
 
     async def list_tables(self) -> list[str]:
         """Return the tables and views of the URL's database that the account can see."""
-        return sorted(await self._catalogue())
+        return await self.tables.names()
 
     async def describe_tables(self, names: list[str]) -> list[TableInfo]:
         """Return columns (with their comments) and row counts of the named tables.
 
         Counts are exact for tables the server estimates under EXACT_COUNT_LIMIT rows
         that count within COUNT_TIMEOUT; others get the estimate. What the catalogue says
-        is kept for DESCRIBE_CACHE_SECONDS: information_schema is slow to read (MariaDB
+        is kept a while (described_tables): information_schema is slow to read (MariaDB
         opens every table's definition), and a hundred questions at once each listing
         the tables would otherwise queue on it.
         """
-        found = await self._catalogue()
-        return [found[name] for name in dict.fromkeys(names) if name in found]
-
-    async def _catalogue(self) -> dict[str, TableInfo]:
-        async with self._describe_lock:
-            now = time.monotonic()
-            if self._described is None or now - self._described[0] > DESCRIBE_CACHE_SECONDS:
-                self._described = (now, await self._read_catalogue())
-            return self._described[1]
+        return await self.tables.describe(names)
 
     async def _read_catalogue(self) -> dict[str, TableInfo]:
         found: dict[str, tuple[int | None, str, list[tuple[str, str]]]] = {}
@@ -201,41 +193,26 @@ class MySQLDatabase:
             raw = list(await cursor.fetchall())
             description = cursor.description or ()
         columns = unique_column_names(str(column[0]) for column in description)
-        is_limited = len(raw) > row_limit
-        total = len(raw)
-        if is_limited:
-            raw = raw[:row_limit]
-            total = await self._count_result(sql, params, timeout, fallback=total)
-        return QueryResult(columns, rows_to_records(columns, raw), total, is_limited)
+        count = partial(self._count_result, sql, params, timeout)
+        return await capped_result(columns, raw, row_limit, count)
 
     async def _count_result(
-        self, sql: str, params: Mapping[str, Any] | None, timeout: float, *, fallback: int
+        self, sql: str, params: Mapping[str, Any] | None, timeout: float
     ) -> int:
-        try:
-            async with self._read_only(timeout, statement=sql) as connection:
-                ((count,),) = await fetch_all(
-                    connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
-                )
-                return int(count)
-        except (QueryFailed, ServiceError) as exc:
-            # Counting is a courtesy; the capped rows are still right without it.
-            logger.info("could not count the rows of a limited result: %s", exc)
-            return fallback
-
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan `sql` with EXPLAIN, which checks names and syntax without running it.
-
-        MariaDB runs constant subqueries while planning: `sql` must be the scoped statement.
-        """
         async with self._read_only(timeout, statement=sql) as connection:
-            await fetch_all(connection, f"EXPLAIN {sql}", params)
+            ((count,),) = await fetch_all(
+                connection, f"SELECT COUNT(*) FROM ({_as_subquery(sql)}\n) AS q", params
+            )
+            return int(count)
+
+    async def plan(self, statement: Statement) -> None:
+        """Plan the statement with EXPLAIN, which checks names and syntax without running it.
+
+        MariaDB runs constant subqueries while planning: what is planned must be the
+        scoped statement.
+        """
+        async with self._read_only(statement.timeout, statement=statement.sql) as connection:
+            await fetch_all(connection, f"EXPLAIN {statement.sql}", statement.params)
 
     async def ping(self, timeout: float = 3.0) -> None:
         """Raise 503 DATABASE_UNAVAILABLE, with the reason, if the server does not answer."""
@@ -246,54 +223,39 @@ class MySQLDatabase:
             raise self._unavailable(f"no answer within {timeout:g} s") from exc
 
     @asynccontextmanager
-    async def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AsyncIterator[RowStream]:
-        """Run `sql` read-only, unbuffered; read up to `max_rows` rows, each batch in `timeout` s.
+    async def open_rows(self, statement: Statement, max_rows: int) -> AsyncIterator[RowReader]:
+        """Run the statement read-only and unbuffered, each batch timed by the client.
 
         MySQL's time limits cover a whole statement, so here the client times each
         batch; a batch that runs out of time, or a reader that leaves early, kills the
         query on the server instead of draining the rest of it.
-
-        Raises:
-            QueryFailed: The server refused or stopped the query, or a batch ran out of time.
-            ServiceError: 503 DATABASE_UNAVAILABLE when the server cannot be reached.
-
         """
+        sql, timeout = statement.sql, statement.timeout
         async with self._read_only(None, select_limit=max_rows, statement=sql) as connection:
             cursor = connection.cursor(SSCursor)
-            finished = False
+            reader: RowReader | None = None
             try:
                 async with batch_time(timeout):
-                    await cursor.execute(*bindable(sql, params))
+                    await cursor.execute(*bindable(sql, statement.params))
                 columns = unique_column_names(str(c[0]) for c in cursor.description or ())
 
-                async def batches() -> AsyncIterator[Sequence[Sequence[Any]]]:
-                    nonlocal finished
-                    while True:
-                        try:
-                            async with batch_time(timeout):
-                                rows = await cursor.fetchmany(STREAM_BATCH_ROWS)
-                        except asyncmy.errors.Error as exc:
-                            raise translate_error(exc, timeout, self.options, sql) from None
-                        if not rows:
-                            finished = True
-                            return
-                        yield rows
+                async def fetch(size: int) -> Sequence[Sequence[Any]]:
+                    async with batch_time(timeout):
+                        return await cursor.fetchmany(size)
 
-                yield RowStream(columns, batches())
+                reader = RowReader(columns, fetch, max_rows)
+                yield reader
             finally:
-                if finished:
+                if reader is not None and reader.finished:
                     await cursor.close()
                 else:
                     await asyncio.shield(kill_query(self.options, connection.thread_id()))
                     connection.close()  # unread rows: dropped with it, never drained
+
+    def stream_failure(self, statement: Statement, exc: Exception) -> Exception:
+        """Return what a server error while rows are read means (session.translate_error)."""
+        assert isinstance(exc, asyncmy.errors.Error)
+        return translate_error(exc, statement.timeout, self.options, statement.sql)
 
     async def aclose(self) -> None:
         """Close the pool."""

@@ -1,4 +1,4 @@
-"""Reading a PostgreSQL database's catalogue from pg_catalog: comments, keys, estimates, values."""
+"""A PostgreSQL database's catalogue from pg_catalog: tables, counts, comments, keys, values."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 from psycopg import sql as pg_sql
 
+from react_agent.databases.base import TableInfo
 from react_agent.databases.catalog_model import (
     Catalog,
     CatalogColumn,
@@ -22,15 +23,41 @@ VALUES_TIMEOUT_MS = 2000
 """Milliseconds one table's distinct-values query may take; a slower one keeps no values."""
 _TEXT_TYPES = ("text", "character varying", "character", "citext", "name")
 
-_TABLES_SQL = """
-    SELECT c.oid, c.relname, c.relkind, c.reltuples, obj_description(c.oid, 'pg_class'),
-           c.oid::regclass::text
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE c.relkind = ANY(%(kinds)s)
+COUNT_TIMEOUT = 2.0
+"""Seconds an exact row count in `describe_tables` may take before the estimate is used."""
+EXACT_COUNT_LIMIT = 1_000_000
+"""Tables the planner estimates at least this large get the estimate, not a count."""
+
+# Tables, views, materialized views, foreign and partitioned tables: all can be queried.
+_QUERYABLE_KINDS = ["r", "v", "m", "f", "p"]
+# The relations (pg_class c, pg_namespace n) of the search_path schemas the account may read.
+_READABLE = """
+      c.relkind = ANY(%(kinds)s)
       AND n.nspname = ANY(current_schemas(false))
       AND n.nspname NOT IN ('pg_catalog', 'information_schema')
       AND pg_table_is_visible(c.oid)
       AND has_table_privilege(c.oid, 'SELECT')
+"""
+_LIST_TABLES_SQL = f"""
+    SELECT c.relname
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE {_READABLE}
+    ORDER BY c.relname
+"""
+_DESCRIBE_SQL = f"""
+    SELECT c.relname, c.oid::regclass::text, c.reltuples,
+           a.attname, format_type(a.atttypid, a.atttypmod)
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE c.relname = ANY(%(names)s) AND {_READABLE}
+    ORDER BY c.relname, a.attnum
+"""
+_TABLES_SQL = f"""
+    SELECT c.oid, c.relname, c.relkind, c.reltuples, obj_description(c.oid, 'pg_class'),
+           c.oid::regclass::text
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE {_READABLE}
     ORDER BY c.relname
 """
 _COLUMNS_SQL = """
@@ -56,10 +83,61 @@ _KEYS_SQL = """
 """
 
 
+async def list_tables(connection: psycopg.AsyncConnection[Any]) -> list[str]:
+    """Return the tables and views of the search_path schemas that may be read."""
+    cursor = await connection.execute(_LIST_TABLES_SQL, {"kinds": _QUERYABLE_KINDS})
+    return [name for (name,) in await cursor.fetchall()]
+
+
+async def describe_tables(
+    connection: psycopg.AsyncConnection[Any], names: list[str]
+) -> list[TableInfo]:
+    """Return columns and row counts of the named tables that exist, in the order asked.
+
+    Counts are exact for tables under EXACT_COUNT_LIMIT rows that count within
+    COUNT_TIMEOUT; others get the planner's estimate (None if never analysed).
+    """
+    cursor = await connection.execute(
+        _DESCRIBE_SQL, {"names": list(names), "kinds": _QUERYABLE_KINDS}
+    )
+    found: dict[str, tuple[str, float, list[tuple[str, str]]]] = {}
+    for name, qualified, estimate, column, type_ in await cursor.fetchall():
+        _, _, columns = found.setdefault(name, (qualified, estimate, []))
+        if column is not None:
+            columns.append((column, type_))
+    infos = []
+    for name in dict.fromkeys(names):
+        if name in found:
+            qualified, estimate, columns = found[name]
+            count = await _count_rows(connection, qualified, estimate)
+            infos.append(TableInfo(name, columns, count))
+    return infos
+
+
+async def _count_rows(
+    connection: psycopg.AsyncConnection[Any], qualified_name: str, estimate: float
+) -> int | None:
+    if estimate >= EXACT_COUNT_LIMIT:
+        return int(estimate)
+    try:
+        async with connection.transaction():  # a savepoint: a failure spoils only this count
+            milliseconds = round(COUNT_TIMEOUT * 1000)
+            await connection.execute(f"SET LOCAL statement_timeout = {milliseconds}")
+            # The name is regclass output from the server: quoted and qualified as needed.
+            cursor = await connection.execute(
+                pg_sql.SQL("SELECT count(*) FROM {}").format(pg_sql.SQL(qualified_name))
+            )
+            row = await cursor.fetchone()
+            return int(row[0]) if row else None
+    except psycopg.Error as exc:
+        if is_connection_failure(exc):
+            raise
+        return int(estimate) if estimate >= 0 else None
+
+
 async def introspect_postgres(
     connection: psycopg.AsyncConnection[Any],
     *,
-    kinds: list[str],
     sensitive: Collection[str],
     max_distinct: int,
 ) -> Catalog:
@@ -72,12 +150,11 @@ async def introspect_postgres(
 
     Args:
         connection: A connection inside a read-only transaction.
-        kinds: The pg_class relkinds to include.
         sensitive: Lower-case `table.column` names whose values are never read.
         max_distinct: Text columns with at most this many distinct values keep them.
 
     """
-    cursor = await connection.execute(_TABLES_SQL, {"kinds": kinds})
+    cursor = await connection.execute(_TABLES_SQL, {"kinds": _QUERYABLE_KINDS})
     tables = await cursor.fetchall()
     oids = [row[0] for row in tables]
     columns: dict[int, list[tuple[Any, ...]]] = {oid: [] for oid in oids}

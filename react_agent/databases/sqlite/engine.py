@@ -6,17 +6,18 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Collection, Mapping
-from contextlib import asynccontextmanager
-from functools import partial
+from collections.abc import Collection, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 from react_agent.databases.base import QueryFailed, SessionSettings, TableInfo, statement_timed_out
 from react_agent.databases.catalog_model import Catalog
 from react_agent.databases.records import QueryResult, rows_to_records, unique_column_names
-from react_agent.databases.row_streams import RowStream, open_sqlite_row_stream, translating
+from react_agent.databases.row_streams import RowReader
 from react_agent.databases.sqlite.catalog import introspect_sqlite
+from react_agent.databases.sqlite.streaming import open_sqlite_rows
+from react_agent.databases.statement_engine import Statement, StatementEngine
 from react_agent.errors import ConfigurationError
 
 # What a query connection may do, checked by SQLite itself while it compiles each statement:
@@ -34,10 +35,11 @@ _MAX_VALUE_BYTES = 50_000_000
 """Largest string or blob a query may build (randomblob(1e9) would otherwise take 1 GB)."""
 
 
-class SQLiteDatabase:
+class SQLiteDatabase(StatementEngine):
     """A SQLite file opened read-only; each query runs on its own connection in a thread."""
 
     dialect = "sqlite"
+    stream_errors = (sqlite3.Error,)
 
     def __init__(self, path: Path) -> None:
         self.path = path.resolve()
@@ -201,19 +203,12 @@ class SQLiteDatabase:
             # Counting is a courtesy; the capped rows are still right without it.
             return fallback
 
-    async def explain(
-        self,
-        sql: str,
-        *,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> None:
-        """Plan `sql` with EXPLAIN, which checks names and syntax without running it."""
+    async def plan(self, statement: Statement) -> None:
+        """Plan the statement with EXPLAIN, which checks names and syntax without running it."""
         try:
-            await asyncio.to_thread(self._explain, sql, dict(params or {}))
+            await asyncio.to_thread(self._explain, statement.sql, dict(statement.params or {}))
         except sqlite3.Error as exc:
-            raise _failure(exc, sql) from None
+            raise _failure(exc, statement.sql) from None
 
     def _explain(self, sql: str, params: dict[str, Any]) -> None:
         # The authorizer runs while EXPLAIN compiles the statement, as it does for a real run.
@@ -227,33 +222,24 @@ class SQLiteDatabase:
         """Open the file and read its schema."""
         await asyncio.to_thread(self._fetch_all, "SELECT count(*) FROM sqlite_master")
 
-    @asynccontextmanager
-    async def open_row_stream(
-        self,
-        sql: str,
-        *,
-        max_rows: int,
-        timeout: float,
-        params: Mapping[str, Any] | None = None,
-        session: SessionSettings | None = None,
-    ) -> AsyncIterator[RowStream]:
-        """Run `sql` on a query connection; read up to `max_rows` rows, each batch in `timeout` s.
+    def open_rows(
+        self, statement: Statement, max_rows: int
+    ) -> AbstractAsyncContextManager[RowReader]:
+        """Run the statement on a query connection; each batch must come within its limit."""
+        return open_sqlite_rows(
+            self._connect_for_query,
+            statement.sql,
+            max_rows=max_rows,
+            timeout=statement.timeout,
+            params=dict(statement.params or {}),
+        )
 
-        Raises:
-            QueryFailed: The query failed or a batch ran out of time.
-
-        """
-        try:
-            async with open_sqlite_row_stream(
-                self._connect_for_query,
-                sql,
-                max_rows=max_rows,
-                timeout=timeout,
-                params=dict(params or {}),
-            ) as stream:
-                yield translating(stream, sqlite3.Error, partial(_stream_failure, sql, timeout))
-        except sqlite3.Error as exc:
-            raise _stream_failure(sql, timeout, exc) from None
+    def stream_failure(self, statement: Statement, exc: Exception) -> QueryFailed:
+        """Return the QueryFailed of a streamed query: its batch ran out of time, or it failed."""
+        if str(exc) == "interrupted":
+            return statement_timed_out(statement.timeout)
+        assert isinstance(exc, sqlite3.Error)
+        return _failure(exc, statement.sql)
 
     async def aclose(self) -> None:
         """Nothing to close: connections live for one query."""
@@ -271,14 +257,6 @@ def authorize_read_only(
     if action == sqlite3.SQLITE_READ and (arg1 or "").lower().startswith("sqlite_"):
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
-
-
-def _stream_failure(sql: str, timeout: float, exc: Exception) -> QueryFailed:
-    """Return the QueryFailed of a streamed query: its batch ran out of time, or it failed."""
-    if str(exc) == "interrupted":
-        return statement_timed_out(timeout)
-    assert isinstance(exc, sqlite3.Error)
-    return _failure(exc, sql)
 
 
 def _failure(exc: sqlite3.Error, sql: str) -> QueryFailed:
