@@ -27,7 +27,7 @@ def reached(database: SQLDatabase) -> SQLDatabase:
 
 
 def columns_key(database: SQLDatabase) -> Hashable:
-    """Return what identifies the tables `database` reaches now.
+    """Return what identifies the tables a call on `database` reaches now: the cache's key.
 
     Named sources are their open members (a run's view with `mine` differs from the shared
     sources by that one); a source that opens again after it was down is a new member,
@@ -61,14 +61,14 @@ class TableColumns:
                 router sends the current run.
 
         """
-        target = reached(database or self.database)
-        key = columns_key(target)
+        asked = database if database is not None else self.database  # read through it
+        key = columns_key(asked)
         columns = self._columns.get(key)
         if columns is None:
             async with self._lock:
                 columns = self._columns.get(key)
                 if columns is None:
-                    infos = await target.describe_tables(await target.list_tables())
+                    infos = await asked.describe_tables(await asked.list_tables())
                     columns = {
                         info.name.lower(): [name for name, _ in info.columns] for info in infos
                     }
