@@ -31,7 +31,7 @@ async def scoped_query(
     """Return `sql` as it runs under `scope`; raise ScopeRefused when it reaches outside."""
     if scope.is_unrestricted or not scope.rewrite or columns is None:
         return apply_scope(sql, database.dialect, scope, {})
-    return apply_scope(sql, database.dialect, scope, await columns.get())
+    return apply_scope(sql, database.dialect, scope, await columns.get(database))
 
 
 async def run_in_scope(

@@ -19,7 +19,7 @@ from react_agent.access.policy_checks import PolicyError
 from react_agent.access.policy_source import open_policy_source
 from react_agent.access.scope import Scope
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.open import open_database
+from react_agent.databases.open import open_configured
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 
@@ -117,10 +117,14 @@ def render_preview(preview: Preview) -> str:
 
 
 async def preview_user(settings: Settings, user_id: str) -> str:
-    """Open POLICY_FILE and DATA_DATABASE_URL and return the preview of `user_id` as text."""
+    """Open POLICY_FILE and the service's data and return the preview of `user_id` as text.
+
+    The data is opened as the service opens it (databases/open.open_configured): with
+    DATA_SOURCES the tables are `source.table`, as the policy names them.
+    """
     if settings.policy_file is None:
         raise PolicyError("POLICY_FILE is not set: there is no policy to preview")
-    database = await open_database(settings.data_database_url or SAMPLE_DATABASE_URL)
+    database = await open_configured(settings, SAMPLE_DATABASE_URL)
     try:
         columns = TableColumns(database)
         policy = await open_policy_source(settings.policy_file, columns)
@@ -134,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print what USER may read; return the exit status (2: no policy or a wrong one)."""
     parser = argparse.ArgumentParser(
         prog="python -m react_agent.access.preview",
-        description="Show what a user of POLICY_FILE may read in DATA_DATABASE_URL.",
+        description="Show what a user of POLICY_FILE may read in the service's data "
+        "(DATA_SOURCES, else DATA_DATABASE_URL).",
     )
     parser.add_argument("user", help="the user id, as API keys bind it")
     arguments = parser.parse_args(argv)

@@ -43,6 +43,10 @@ class GatedDatabase(ForwardingDatabase):
         """Return the engine behind the gate."""
         return self.inner
 
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        """Hold one of the source's turns for a statement run elsewhere (the federation)."""
+        return self.share.turn(self.report)
+
     @property
     def kind(self) -> str:
         """Return the engine's kind, as /health names it."""

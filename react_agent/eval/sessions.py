@@ -14,7 +14,7 @@ from react_agent.access.catalog import TableColumns
 from react_agent.access.policy_source import open_policy_source
 from react_agent.access.scope import Scope
 from react_agent.databases.base import SQLDatabase
-from react_agent.databases.open import open_database
+from react_agent.databases.open import open_configured
 from react_agent.errors import ServiceError
 from react_agent.eval.agents import EVAL_USER, GoldenAgent, HttpAgent, InProcessAgent
 from react_agent.eval.golden import GoldenQuestion
@@ -22,7 +22,6 @@ from react_agent.eval.report import build_report
 from react_agent.eval.runner import QuestionOutcome, Scorer, run_golden_set
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.assembly import open_agent_service
-from react_agent.service.state import postgres_pool_options
 
 OnDone = Callable[[QuestionOutcome], None]
 
@@ -120,13 +119,14 @@ async def evaluate_over_http(
     repeat: int = 1,
     as_user: str | None = None,
 ) -> dict[str, Any]:
-    """Run the set through a running service; SQL is scored on `settings.data_database_url`.
+    """Run the set through a running service; SQL is scored on the data `settings` name.
 
-    With `as_user` the questions are asked as that user and scored under that user's scope
-    in the local POLICY_FILE (which should be the service's).
+    The data is opened as the service opens it (databases/open.open_configured): the
+    named sources of DATA_SOURCES, else DATA_DATABASE_URL (else the sample). With
+    `as_user` the questions are asked as that user and scored under that user's scope in
+    the local POLICY_FILE (which should be the service's).
     """
-    data_url = settings.data_database_url or SAMPLE_DATABASE_URL
-    database = await open_database(data_url, **postgres_pool_options(settings))
+    database = await open_configured(settings, SAMPLE_DATABASE_URL)
     try:
         scope, columns = await _scoring_scope(settings, database, as_user)
         async with httpx.AsyncClient(timeout=timeout) as client:

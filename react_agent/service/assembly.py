@@ -40,10 +40,8 @@ from react_agent.runs.store.run_store import RunStore
 from react_agent.service.components import check_components, list_allowed_tables
 from react_agent.service.data_sources import (
     conversation_source,
-    gate,
-    open_data_source,
     open_datasets,
-    open_named_sources,
+    open_service_data,
     prompt_dialect,
 )
 from react_agent.service.graph_features import graph_features
@@ -138,13 +136,8 @@ async def open_agent_service(
 
 async def _open_data(service: AgentService, stack: AsyncExitStack) -> None:
     """Open the data database (and users' datasets); a failure is a problem, not a stop."""
-    settings = service.settings
     try:
-        if settings.data_sources:
-            service.database = await open_named_sources(settings, service)
-        else:
-            database = await open_data_source(settings, settings.data_database_url)
-            service.database = gate(service, database, settings.data_database_url)
+        service.database = await open_service_data(service)
         stack.push_async_callback(service.database.aclose)
         await open_datasets(service, stack)
         # PostgreSQL's tables are listed by check_components below, once it answers.

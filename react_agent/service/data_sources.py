@@ -3,31 +3,28 @@
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
-from typing import Any
+from functools import partial
 
 from config import Settings
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.fair_share import FairShare
-from react_agent.databases.federation.sources import NamedSources, open_sources
-from react_agent.databases.federation.specs import SourceSpec, parse_sources
+from react_agent.databases.federation.sources import NamedSources
+from react_agent.databases.federation.specs import SourceSpec
 from react_agent.databases.gated import GatedDatabase
-from react_agent.databases.open import open_database
+from react_agent.databases.open import (
+    DEFAULT_SOURCE,
+    duckdb_options,
+    open_configured,
+    open_named,
+    open_with_settings,
+)
 from react_agent.databases.registry import engine_for
 from react_agent.databases.routing import DataSourceRouter
 from react_agent.datasets.service import Datasets
 from react_agent.runs.events.event_sink import current_event_sink
 from react_agent.runs.events.events import SourceWaiting
 from react_agent.sample_data import SAMPLE_DATABASE_URL
-from react_agent.service.state import AgentService, postgres_pool_options
-
-
-def duckdb_options(settings: Settings) -> dict[str, Any]:
-    """Return DuckDB's memory limit and thread count from the settings."""
-    return {"memory_limit": settings.duckdb_memory_limit, "threads": settings.duckdb_threads}
-
-
-DEFAULT_SOURCE = "default"
-"""The name of DATA_DATABASE_URL's source in progress, errors, /health and /metrics."""
+from react_agent.service.state import AgentService
 
 EMBEDDED_CONCURRENCY = 8
 """Statements at once on SQLite and DuckDB when DATA_SOURCE_MAX_CONCURRENT is 0."""
@@ -35,18 +32,12 @@ EMBEDDED_CONCURRENCY = 8
 
 async def open_data_source(settings: Settings, url: str | None) -> SQLDatabase:
     """Open the data database at `url` (None: the sample) with its kind's settings."""
-    url = url or SAMPLE_DATABASE_URL
-    engine = settings.data_engine
-    if engine_for(url, engine).package in ("mysql", "generic"):
-        return await open_database(
-            url,
-            engine=engine,
-            max_size=settings.mysql_pool_max_size,
-            connect_timeout=settings.postgres_connect_timeout,
-        )
-    return await open_database(
-        url, file_options=duckdb_options(settings), **postgres_pool_options(settings)
-    )
+    return await open_with_settings(settings, url or SAMPLE_DATABASE_URL)
+
+
+async def open_service_data(service: AgentService) -> SQLDatabase:
+    """Open the data the settings name (databases/open.open_configured), each source gated."""
+    return await open_configured(service.settings, SAMPLE_DATABASE_URL, partial(gate, service))
 
 
 def fair_share(
@@ -97,20 +88,10 @@ async def open_named_sources(
 ) -> SQLDatabase:
     """Open every source of DATA_SOURCES (checked at start: settings_checks) as one database.
 
-    A source that cannot be opened is kept down, named in the 503 of a question that
-    reads it, and opened again when asked for; the others serve. Each source is behind
-    its own fair share (its `max_concurrent` in the YAML file, else the setting's) when
-    the service is given.
+    Each source is behind its own fair share (its `max_concurrent` in the YAML file, else
+    the setting's) when the service is given.
     """
-    specs = parse_sources(settings.data_sources or "")
-
-    async def opener(spec: SourceSpec) -> SQLDatabase:
-        database = await open_data_source(settings, spec.url)
-        if service is None:
-            return database
-        return gate(service, database, spec.url, spec.name, spec.max_concurrent)
-
-    return await open_sources(list(specs), opener, duckdb_options(settings))
+    return await open_named(settings, None if service is None else partial(gate, service))
 
 
 async def open_datasets(service: AgentService, stack: AsyncExitStack) -> None:

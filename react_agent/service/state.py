@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import AsyncConnectionPool
@@ -15,6 +14,7 @@ from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.fair_share import FairShare
+from react_agent.databases.open import postgres_pool_options as postgres_pool_options
 from react_agent.datasets.service import Datasets
 from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.memory.store import Memory
@@ -90,18 +90,6 @@ def llm_not_configured() -> ServiceError:
         "and LLM_MODEL, in the environment or in .env, then restart the service.",
         error_type="LLM_NOT_CONFIGURED",
     )
-
-
-def postgres_pool_options(settings: Settings) -> dict[str, Any]:
-    """Return the options of each PostgreSQL pool (see react_agent.databases.postgres.pool)."""
-    return {
-        "min_size": settings.postgres_pool_min_size,
-        "max_size": settings.postgres_pool_max_size,
-        "max_lifetime": settings.postgres_pool_max_lifetime,
-        "max_idle": settings.postgres_pool_max_idle,
-        "prepare_threshold": settings.postgres_prepare_threshold,
-        "connect_timeout": settings.postgres_connect_timeout,
-    }
 
 
 def reconnects_by_itself(service: AgentService, component: str) -> bool:

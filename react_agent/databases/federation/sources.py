@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from react_agent.databases.federation.statements import (
     native_statement,
     sources_named,
 )
+from react_agent.databases.gated import GatedDatabase
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream
 from react_agent.errors import ServiceError
@@ -171,7 +172,7 @@ class NamedSources:
     ) -> QueryResult:
         """Run `sql` on the one source it reads, or across its sources in the federation."""
         target, text, read = await self._target(sql)
-        async with self._naming(read):
+        async with self._naming(read), self._turns(read):
             return await target.run_query(
                 text, row_limit=row_limit, timeout=timeout, params=params, session=session
             )
@@ -186,7 +187,7 @@ class NamedSources:
     ) -> None:
         """Plan `sql` where it would run."""
         target, text, read = await self._target(sql)
-        async with self._naming(read):
+        async with self._naming(read), self._turns(read):
             await target.explain(text, timeout=timeout, params=params, session=session)
 
     @asynccontextmanager
@@ -203,6 +204,7 @@ class NamedSources:
         target, text, read = await self._target(sql)
         async with (
             self._naming(read),
+            self._turns(read),
             target.open_row_stream(
                 text, max_rows=max_rows, timeout=timeout, params=params, session=session
             ) as stream,
@@ -269,6 +271,24 @@ class NamedSources:
         return Attachment(name, self.members[name].spec.url, built)
 
     @asynccontextmanager
+    async def _turns(self, read: list[str]) -> AsyncIterator[None]:
+        """Hold a turn of every source a federated statement reads, for the statement.
+
+        The federation reads the sources on DuckDB's own connections, past their gates, so
+        it takes their turns here: one source after the other in the order of their names
+        (two statements reading A+B and B+A never hold one each while waiting for the
+        other's), all given back at the end, on an error or a cancel too. A statement on
+        one source takes its turn in that source's gate.
+        """
+        async with AsyncExitStack() as turns:
+            if len(read) > 1:
+                for name in sorted(read):
+                    database = self.members[name].database
+                    if isinstance(database, GatedDatabase):
+                        await turns.enter_async_context(database.turn())
+            yield
+
+    @asynccontextmanager
     async def _naming(self, read: list[str]) -> AsyncIterator[None]:
         """Turn a failure of the sources `read` into the 503 that names the one down."""
         try:
@@ -277,7 +297,8 @@ class NamedSources:
             await self._name_the_source_down(read)
             raise
         except ServiceError as exc:
-            if exc.status != 503 or exc.error_type == "SOURCE_UNAVAILABLE":
+            busy = exc.error_type == "DATA_SOURCE_BUSY"  # already names the busy source
+            if exc.status != 503 or busy or exc.error_type == "SOURCE_UNAVAILABLE":
                 raise
             name = read[0] if len(read) == 1 else "/".join(read)
             raise source_unavailable(name, exc.detail) from exc

@@ -99,3 +99,47 @@ def test_without_a_policy_file_the_preview_says_so(monkeypatch: pytest.MonkeyPat
 )
 def test_a_filter_is_shown_with_its_parameter_as_a_literal(value, dialect, expected):
     assert bind_parameters("region_id = :region_id", {"region_id": value}, dialect) == expected
+
+
+NAMED_POLICY = """\
+users:
+  alice: {roles: [east], attributes: {region_id: 1}}
+roles:
+  east:
+    tables: [sales.orders, fin.stores]
+    row_filters: {fin.stores: "region_id = :region_id"}
+    deny_columns: {fin.stores: [city]}
+"""
+
+
+def test_with_named_sources_the_preview_reads_them_as_the_service_does(
+    postgres_database: str,
+    mysql_sample_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+):
+    """DATA_SOURCES (PostgreSQL and MariaDB): `source.table` names, counts on each server."""
+    from react_agent.sample_data.load_postgres import load_into_postgres
+
+    load_into_postgres(postgres_database)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(NAMED_POLICY, encoding="utf-8")
+    monkeypatch.setenv("POLICY_FILE", str(policy))
+    monkeypatch.setenv("DATA_SOURCES", f"sales={postgres_database};fin={mysql_sample_url}")
+    monkeypatch.delenv("DATA_DATABASE_URL", raising=False)
+    assert main(["alice"]) == 0
+    out = capsys.readouterr().out
+    blocks = _blocks(out)
+    with sqlite3.connect(SAMPLE_DB_PATH) as connection:
+        (orders,) = connection.execute("SELECT COUNT(*) FROM orders").fetchone()
+        (stores,) = connection.execute("SELECT COUNT(*) FROM stores WHERE region_id = 1").fetchone()
+    assert sorted(blocks) == ["fin.stores", "sales.orders"]
+    assert blocks["sales.orders"][0] == f"sales.orders: {orders} row(s) visible"
+    assert blocks["fin.stores"] == [
+        f"fin.stores: {stores} row(s) visible",
+        "filter: region_id = 1",
+        "denied columns: city",
+    ]
+    hidden = out.rstrip().rsplit("not readable: ", 1)[1].split(", ")
+    assert "sales.stores" in hidden and "fin.orders" in hidden and "orders" not in hidden

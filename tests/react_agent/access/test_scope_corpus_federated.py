@@ -21,6 +21,7 @@ from react_agent.access.catalog import TableColumns
 from react_agent.access.executor import run_in_scope
 from react_agent.access.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.databases.base import ForwardingDatabase, SQLDatabase, TableInfo
 from react_agent.databases.federation.engine import Attachment, Federation
 from react_agent.service.data_sources import open_named_sources
 from tests.react_agent.access.conftest import POLICY_FILE, SampleCopies, postgres_copies
@@ -90,17 +91,39 @@ async def _federated_problem(attempt, sql, outcome, detail, oracle) -> str:
     return "" if expected == (SAME, detail) else f"rows differ from the oracle's: {detail}"
 
 
+class DescribedFederation(ForwardingDatabase):
+    """The federation running the statements, its tables described by the named sources.
+
+    A federation lists no table of its own (its sources do), and the scope rewrite reads
+    the columns of the database a statement runs on.
+    """
+
+    def __init__(self, federation: Federation, sources: SQLDatabase) -> None:
+        self.federation = federation
+        self.sources = sources
+
+    @property
+    def source(self) -> SQLDatabase:
+        return self.federation
+
+    async def list_tables(self) -> list[str]:
+        return await self.sources.list_tables()
+
+    async def describe_tables(self, names: list[str]) -> list[TableInfo]:
+        return await self.sources.describe_tables(names)
+
+
 async def test_the_scope_holds_in_the_federation_as_it_does_on_one_source(pg_copies):
     settings = Settings(data_sources=f"{SOURCE}={pg_copies.full}", _env_file=None)
     sources = await open_named_sources(settings)
-    full = Federation([Attachment(SOURCE, pg_copies.full)], {})
+    full = DescribedFederation(Federation([Attachment(SOURCE, pg_copies.full)], {}), sources)
     oracle = Federation([Attachment(SOURCE, pg_copies.oracle)], {})
     try:
         found = await TableColumns(sources).get()
         bare = {name.split(".", 1)[1]: cols for name, cols in found.items()}
         policy = load_policy(POLICY_FILE, bare)
         scope = qualified_scope(policy.scope_for(policy.actor_for("alice")))
-        columns = TableColumns(sources)
+        columns = TableColumns(full)
         problems, ran = [], 0
         for attempt in ATTEMPTS:
             sql = qualified_sql(attempt.sql)
