@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.support.openai_stub import (
     ToolCall,
     default_policy,
 )
+from tests.support.waiting import eventually
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -286,16 +288,54 @@ async def test_sdk_retries_after_rate_limit(stub: OpenAIStub) -> None:
 
 
 @pytest.mark.asyncio
-async def test_hang_times_out_and_server_still_stops_promptly() -> None:
+async def test_a_hang_the_client_gives_up_on_is_recorded_as_cancelled(stub: OpenAIStub) -> None:
+    stub.script(Reply(hang=True), Reply(text="answered"))
+
+    with pytest.raises(openai.APITimeoutError):
+        await make_llm(stub, timeout=0.5).ainvoke("hi")
+    answered = await make_llm(stub).ainvoke("again")
+
+    assert await asyncio.to_thread(stub.wait_until_cancelled, 0, 10)
+    assert answered.content == "answered"
+    assert stub.cancelled == [0]  # the answered request is not
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_leaves_mid_stream_is_recorded_as_cancelled(stub: OpenAIStub) -> None:
+    gate = threading.Event()  # never set: the stream stalls after two deltas
+    stub.script(Reply(text="never finished", pause_after=(3, gate)))
+
+    seen: list[str] = []
+    async with asyncio.timeout(10), aclosing(make_llm(stub).astream("hi")) as chunks:
+        async for chunk in chunks:
+            seen.append(chunk.content)
+            if "".join(seen) == "never fi":  # the two deltas before the stall
+                break
+
+    assert await asyncio.to_thread(stub.wait_until_cancelled, 0, 10)
+
+
+@pytest.mark.asyncio
+async def test_stop_releases_a_hanging_reply_and_ends_its_threads() -> None:
+    before = set(threading.enumerate())
     stub = OpenAIStub().start()
     try:
         stub.script(Reply(hang=True))
-        with pytest.raises(openai.APITimeoutError):
-            await make_llm(stub, timeout=0.5).ainvoke("hi")
+        request = asyncio.create_task(make_llm(stub, timeout=60).ainvoke("hi"))
+        assert await eventually(lambda: len(stub.requests) == 1)
+        threads = [
+            t for t in threading.enumerate() if t not in before and t.name.startswith("openai-")
+        ]
+        assert {t.name for t in threads} == {"openai-stub-server", "openai-stub-connection"}
     finally:
-        started = time.monotonic()
-        stub.stop()
-        assert time.monotonic() - started < 1.0
+        await asyncio.to_thread(stub.stop)
+
+    # stop() joins what it started (bounded, but a held reply must not need the bound).
+    assert not [t.name for t in threads if t.is_alive()]
+    async with asyncio.timeout(10):
+        with pytest.raises(openai.APIConnectionError):
+            await request
+    assert stub.cancelled == []  # the stub cut it, the client did not leave
 
 
 @pytest.mark.asyncio

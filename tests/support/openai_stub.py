@@ -9,6 +9,7 @@ import ipaddress
 import itertools
 import json
 import math
+import select
 import selectors
 import signal
 import socket
@@ -88,16 +89,17 @@ class Reply:
     delay: float = 0.0
     """Seconds to wait before answering."""
     hang: bool = False
-    """Never answer; the connection is released when the stub stops."""
+    """Never answer; the connection is released when the client leaves or the stub stops."""
     drop_after_chunks: int | None = None
     """Close the socket mid-answer: when streaming, after this many SSE events, without
     [DONE]; otherwise (any value) after the headers and half of the JSON body."""
     wait_for: threading.Event | None = None
-    """Block until this event is set before answering."""
+    """Block until this event is set before answering (or until the client leaves)."""
     chunk_size: int = 4
     """Characters per streamed text delta (and per tool-call arguments delta)."""
     pause_after: tuple[int, threading.Event] | None = None
-    """Streaming only: after N SSE events, block until the event is set, then continue."""
+    """Streaming only: after N SSE events, block until the event is set, then continue (or
+    until the client leaves)."""
     report_usage: bool = True
     """Whether to report token usage (some OpenAI-compatible servers never do)."""
     finish_reason: str | None = None
@@ -457,6 +459,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         return chunked
 
+    def client_gone(self) -> bool:
+        """Return whether the client has closed its end (readable, with nothing to read).
+
+        Called only while a reply is held: the request is read, and a client waiting for
+        its answer sends nothing more on this connection.
+        """
+        try:
+            # poll, not select: a busy benchmark's descriptors go past select's 1024.
+            watch = select.poll()
+            watch.register(self.connection, select.POLLIN)
+            readable = bool(watch.poll(0))
+            return readable and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):  # reset, or already closed
+            return True
+
     def drop(self) -> None:
         """Cut the connection now, mid-response."""
         self.close_connection = True
@@ -490,6 +507,8 @@ class OpenAIStub:
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self._requests: list[dict[str, Any]] = []
+        self._cancelled: list[int] = []
+        self._client_left = threading.Condition(self._lock)
         self.embedding_requests: list[dict[str, Any]] = []
         """Bodies of the /v1/embeddings requests received so far, oldest first."""
         self._ids = itertools.count(1)
@@ -564,11 +583,30 @@ class OpenAIStub:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def cancelled(self) -> list[int]:
+        """Indexes into :attr:`requests` of the calls whose client left before the reply ended.
+
+        A client leaves by closing the connection while the stub holds the reply (``hang``,
+        ``wait_for``, ``delay``, ``pause_after``, ``chunk_delay``) or is still writing it.
+        """
+        with self._lock:
+            return list(self._cancelled)
+
+    def wait_until_cancelled(self, index: int, timeout: float) -> bool:
+        """Block until request `index`'s client has left (True) or `timeout` s pass (False).
+
+        The timeout is a hang guard for tests: noticing takes a poll of the socket.
+        """
+        with self._client_left:
+            return self._client_left.wait_for(lambda: index in self._cancelled, timeout)
+
     def clear(self) -> None:
-        """Forget queued replies and recorded requests."""
+        """Forget queued replies, recorded requests and cancellations."""
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self._cancelled.clear()
 
     # -- request handling (called from handler threads) ------------------------------------
 
@@ -581,50 +619,79 @@ class OpenAIStub:
             ],
         }
 
-    def _next_reply(self, body: dict[str, Any]) -> Reply:
+    def _next_reply(self, body: dict[str, Any]) -> tuple[int, Reply]:
+        """Record the request; return its index in :attr:`requests` and the reply it gets."""
         with self._lock:
             self._requests.append(body)
+            index = len(self._requests) - 1
             if self._queue:
-                return self._queue.popleft()
+                return index, self._queue.popleft()
         try:
-            return self.default_policy(body)
+            return index, self.default_policy(body)
         except Exception as exc:
             # A broken policy should fail the test with its message, not a bare disconnect.
             error = _error_body(500)
             error["error"]["message"] = f"OpenAIStub default_policy raised {exc!r}"
-            return Reply(status=500, error_body=error)
+            return index, Reply(status=500, error_body=error)
 
     def _next_id(self) -> int:
         with self._lock:
             return next(self._ids)
 
-    def _wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; return False if the stub is stopping."""
-        return not (seconds > 0 and self._stopping.wait(seconds))
+    def _hold(
+        self,
+        handler: _Handler,
+        *,
+        seconds: float | None = None,
+        release: threading.Event | None = None,
+    ) -> bool:
+        """Hold the reply until `release` is set or `seconds` pass (neither given: forever).
 
-    def _wait_event(self, event: threading.Event) -> bool:
-        """Block until ``event`` is set; return False if the stub stops first."""
-        while not event.wait(_WAIT_SLICE):
+        Return False if the stub stops first; raise ConnectionAbortedError if the client
+        leaves first (the caller records the cancellation).
+        """
+        if release is None and seconds is not None and seconds <= 0:
+            return True
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while release is None or not release.is_set():
+            remaining = _WAIT_SLICE if deadline is None else deadline - time.monotonic()
+            if remaining <= 0:
+                return True
             if self._stopping.is_set():
                 return False
+            if handler.client_gone():
+                raise ConnectionAbortedError("the client left while the reply was held")
+            # Short slices notice a client that left, or a stop, without busy-looping.
+            (release or self._stopping).wait(min(_WAIT_SLICE, remaining))
         return True
 
-    def _ready(self, reply: Reply) -> bool:
+    def _ready(self, handler: _Handler, reply: Reply) -> bool:
         """Apply latency, wait_for, delay and hang; return False if the stub is stopping."""
-        if not self._wait(self.latency):
+        if not self._hold(handler, seconds=self.latency):
             return False
-        if reply.wait_for is not None and not self._wait_event(reply.wait_for):
+        if reply.wait_for is not None and not self._hold(handler, release=reply.wait_for):
             return False
-        if not self._wait(reply.delay):
+        if not self._hold(handler, seconds=reply.delay):
             return False
         if reply.hang:
-            self._stopping.wait()
+            self._hold(handler)
         return not self._stopping.is_set()
 
     def _handle_completion(self, handler: _Handler, body: dict[str, Any]) -> None:
-        """Answer one chat-completions request according to the next reply."""
-        reply = self._next_reply(body)
-        if not self._ready(reply):
+        """Answer one chat-completions request; note it if its client leaves before the end."""
+        index, reply = self._next_reply(body)
+        try:
+            self._answer(handler, body, reply)
+        except _DISCONNECT_ERRORS:
+            if not self._stopping.is_set():  # stop() cuts connections itself
+                with self._client_left:
+                    self._cancelled.append(index)
+                    self._client_left.notify_all()
+            raise
+
+    def _answer(self, handler: _Handler, body: dict[str, Any], reply: Reply) -> None:
+        """Send the reply the script or the policy chose for this request."""
+        if not self._ready(handler, reply):
             # Stopping: leave without a response so the thread ends and stop() stays prompt.
             handler.close_connection = True
             return
@@ -785,10 +852,10 @@ class OpenAIStub:
         for sent, event in enumerate(events()):
             if reply.drop_after_chunks is not None and sent >= reply.drop_after_chunks:
                 handler.drop()
-            if sent and not self._wait(reply.chunk_delay):
+            if sent and not self._hold(handler, seconds=reply.chunk_delay):
                 handler.drop()
             if reply.pause_after is not None and sent == reply.pause_after[0]:
-                if not self._wait_event(reply.pause_after[1]):
+                if not self._hold(handler, release=reply.pause_after[1]):
                     handler.drop()
             text = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
             data = f"data: {text}\n\n".encode()

@@ -421,17 +421,21 @@ async def test_body_sent_too_slowly_gets_408_after_body_timeout(service, path):
     envelope = response.envelope()
     assert_error(envelope, 408, "REQUEST_TIMEOUT")
     assert envelope["data"]["can_retry"] is True
+    # Cut while the body was still coming (no clock needed for that), and not before the
+    # limit: a lower bound a busy machine cannot break, as it only makes the client slower.
     assert sent < len(body)
-    assert BODY_TIMEOUT <= elapsed < BODY_TIMEOUT + 1.5, elapsed
+    assert elapsed >= BODY_TIMEOUT, elapsed
 
 
 async def test_body_sent_slowly_but_within_body_timeout_is_answered(service):
     body = b'{"question":"q"}'
-    interval = BODY_TIMEOUT / 2 / len(body)  # the whole body in about half the limit
-    response, elapsed, sent = await send_slowly(service.base_url, body, interval)
+    # The whole body in about a quarter of the limit, one byte at a time: the sleeps may
+    # overrun on a busy machine, and the 200 needs the last byte in before the limit.
+    interval = BODY_TIMEOUT / 4 / len(body)
+    response, _, sent = await send_slowly(service.base_url, body, interval)
     assert response.status == 200, response
     assert response.envelope()["data"]["sql"] == DEFAULT_SALES_SQL
-    assert sent == len(body) and elapsed < BODY_TIMEOUT + 1.0
+    assert sent == len(body)
 
 
 # ------------------------------------------------------------------ after all that

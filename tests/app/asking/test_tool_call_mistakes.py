@@ -19,7 +19,6 @@ import pytest
 from config import localize
 from react_agent.graph.tool_calls import MAX_ERROR_CHARS
 from tests.app.asking.test_model_faults import (
-    QUICK,
     REGION_SQL,
     TRANSPORTS,
     ask,
@@ -229,7 +228,6 @@ async def test_a_model_that_keeps_calling_wrongly_stops_at_the_step_limit(
 
     assert outcome.code == 200, outcome.envelope
     assert outcome.data["response"] == localize("STEP_LIMIT_ANSWER", "zh-CN")
-    assert outcome.elapsed < QUICK * 2
     # 14 steps: the first model call, then two rounds of four steps, then the answer.
     assert len(stub.requests) == 3
     assert all("no argument 'query'" in r for r in tool_results(stub.requests[-1]))

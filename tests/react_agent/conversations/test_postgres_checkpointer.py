@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from contextlib import AsyncExitStack
 
 import psycopg
@@ -102,9 +101,10 @@ def test_a_key_value_connection_string_is_passed_through():
 
 
 async def test_an_unreachable_checkpointer_opens_at_once_and_its_ping_says_why():
-    started = time.monotonic()
-    async with open_postgres_checkpointer(unreachable_postgres_url(), connect_timeout=1) as saver:
-        assert time.monotonic() - started < 1
+    # A pool that waited for its server would wait out the connect timeout, far beyond the
+    # hang guard; one that does not wait opens however slow the machine is.
+    url = unreachable_postgres_url()
+    async with asyncio.timeout(30), open_postgres_checkpointer(url, connect_timeout=300) as saver:
         with pytest.raises(ServiceError) as pinged:
             await saver.ping(2)
 

@@ -17,7 +17,13 @@ from tests.support.mysql import run_statements, with_database
 
 BIG = 9007199254740993  # 2**53 + 1: a float would round it
 # Ten million rows, each hashed: the sequence engine makes them without a table.
-TEN_MILLION_ROW_SCAN = "SELECT count(*) AS n FROM seq_1_to_10000000 WHERE MD5(seq) LIKE 'abc%'"
+RUNAWAY_SCAN = (
+    "SELECT count(*) AS n FROM seq_1_to_10000000 a, seq_1_to_1000 b "
+    "WHERE MD5(a.seq + b.seq) LIKE 'abc%'"
+)
+"""Ten billion hashed rows: hours of work, so a scan that ends was stopped."""
+HANG_GUARD = 30.0
+"""Seconds after which a query that should have been stopped counts as hung; not a measure."""
 
 
 @pytest.fixture
@@ -100,13 +106,11 @@ async def test_values_of_every_type_come_back_as_json(mysql_database):
     assert row["missing"] is None
 
 
-async def test_a_ten_million_row_scan_stops_at_the_time_limit(sample):
-    started = time.monotonic()
-    with pytest.raises(QueryFailed) as failed:
-        await sample.run_query(TEN_MILLION_ROW_SCAN, row_limit=5, timeout=0.5)
-    elapsed = time.monotonic() - started
+async def test_a_runaway_scan_stops_at_the_time_limit(sample):
+    async with asyncio.timeout(HANG_GUARD):
+        with pytest.raises(QueryFailed) as failed:
+            await sample.run_query(RUNAWAY_SCAN, row_limit=5, timeout=0.5)
     assert str(failed.value) == "query stopped: it ran longer than the 0.5 s statement timeout"
-    assert elapsed < 0.5 + 2.0
     # The time limit was the session's for that query only: the next one runs normally.
     result = await sample.run_query("SELECT count(*) AS n FROM orders", row_limit=5, timeout=5)
     assert result.rows == [{"n": 4000}]
@@ -114,9 +118,9 @@ async def test_a_ten_million_row_scan_stops_at_the_time_limit(sample):
 
 async def test_a_cancelled_query_is_killed_on_the_server(sample, mysql_sample_url):
     marker = f"cancel_{uuid.uuid4().hex[:8]}"
-    # A hundred million hashed rows: minutes of work, so gone within seconds means killed.
+    # A billion hashed rows: many minutes of work, so gone before the guard means killed.
     sql = (
-        f"SELECT count(*) AS {marker} FROM seq_1_to_100000 a, seq_1_to_1000 b "
+        f"SELECT count(*) AS {marker} FROM seq_1_to_100000 a, seq_1_to_10000 b "
         "WHERE MD5(a.seq + b.seq) LIKE 'abc%'"
     )
     running: list[tuple[object, ...]] = []
@@ -138,10 +142,9 @@ async def test_a_cancelled_query_is_killed_on_the_server(sample, mysql_sample_ur
     with pytest.raises(asyncio.CancelledError):
         await task
     cancelled_at = time.monotonic()
-    while running and time.monotonic() < cancelled_at + 5:
+    while running and time.monotonic() < cancelled_at + HANG_GUARD:
         await poll()
     assert not running, f"still running on the server: {running}"
-    assert time.monotonic() - cancelled_at < 5
     result = await sample.run_query("SELECT count(*) AS n FROM regions", row_limit=5, timeout=5)
     assert result.rows == [{"n": 7}]
 

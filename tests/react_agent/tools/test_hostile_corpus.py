@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import shutil
@@ -33,8 +34,10 @@ from react_agent.service import AgentService, open_agent_service
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 
 SQL_TIMEOUT = 1.0
-MARGIN = 2.0
-"""Seconds a run may take beyond the statement timeout: graph steps, threads, pool."""
+HANG_GUARD = 30.0
+"""Seconds after which a run counts as hung: a guard, not a measure. The expensive cases
+would run for minutes or never end, so ending at all is the statement timeout's doing, and
+the message each gets says so (assert_each_outcome)."""
 BATCH = 16
 """Tool calls per model reply; they run side by side, so a batch costs one round."""
 
@@ -312,10 +315,8 @@ async def run_corpus(
     for number, batch in enumerate(batches):
         sqls = [case.sql.replace("{out}", str(out)) for case in batch]
         model.replies.extend([run_sql_calls(sqls), answer("done")])
-        started = time.monotonic()
-        result = await service.runner.ask("try these", f"hostile:{dialect}:{number}")
-        elapsed = time.monotonic() - started
-        assert elapsed < SQL_TIMEOUT + MARGIN, f"run took {elapsed:.2f} s: {sqls}"
+        async with asyncio.timeout(HANG_GUARD):
+            result = await service.runner.ask("try these", f"hostile:{dialect}:{number}")
         seen = tool_results_seen(model)
         batch_observed = [
             Observed(case, sql, seen[sql]) for case, sql in zip(batch, sqls, strict=True)
@@ -473,11 +474,12 @@ async def test_sqlite_runaway_recursive_cte_ends_at_the_statement_timeout():
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
     )
     started = time.monotonic()
-    with pytest.raises(QueryFailed) as failed:
-        await database.run_query(runaway, row_limit=10, timeout=0.5)
-    elapsed = time.monotonic() - started
+    # The query never ends by itself: that it ends at all is the timeout's doing.
+    async with asyncio.timeout(HANG_GUARD):
+        with pytest.raises(QueryFailed) as failed:
+            await database.run_query(runaway, row_limit=10, timeout=0.5)
     assert str(failed.value) == "query stopped: it ran longer than the 0.5 s statement timeout"
-    assert 0.5 <= elapsed < 0.5 + MARGIN
+    assert time.monotonic() - started >= 0.5  # not before it: a bound load cannot break
 
 
 async def test_allowed_tables_limit_what_the_tools_show_and_run(settings: Settings, tmp_path: Path):
