@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AnyMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
-from config import localize
-from react_agent.access.current import current_scope
 from react_agent.access.masking import mask_for_model
+from react_agent.graph.final_answer import final_answer
 from react_agent.graph.hooks import (
-    ANSWER_METADATA,
     AnswerNote,
     ExampleSource,
     HistoryHooks,
@@ -28,25 +24,15 @@ from react_agent.graph.hooks import (
     SchemaRetrievalReporter,
     VerifiedSource,
 )
-from react_agent.graph.messages import (
-    message_text,
-    requests_tools,
-    stamped,
-    unanswered_tool_results,
-    visible_messages,
-)
+from react_agent.graph.messages import requests_tools, stamped, visible_messages
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
-from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, QUESTION_CONTEXT, SYSTEM_PROMPT
+from react_agent.graph.prompt_sections import question_context, stable_prompt
 from react_agent.graph.question_context import last_question, with_question_contexts
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
-from react_agent.graph.tool_calls import vet_model_calls
+from react_agent.graph.tool_round import state_after_tool, tool_input
 from react_agent.graph.trimming import select_context_start
 from react_agent.graph.verified import verified_step
-from react_agent.tools.results import recent_results
-from react_agent.tools.sql_tools import RUN_SQL
-
-logger = logging.getLogger(__name__)
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
@@ -134,11 +120,11 @@ class AgentNodes:
         contexts = state.get("question_contexts") or {}
         update: dict[str, Any] = dict(step)
         if question is not None and question.id and question.id not in contexts:
-            made, made_update = await self._question_context(state, context, question)
+            made, made_update = await question_context(self, state, context, question)
             update.update(made_update)
             contexts = {**contexts, question.id: made}
             update["question_contexts"] = {question.id: made}
-        stable = await self._stable_prompt()
+        stable = await stable_prompt(self)
         # The one boundary into the model: sensitive values become tokens here (access/masking).
         model_input = mask_for_model(
             with_question_contexts(stable, context, contexts), state["messages"]
@@ -164,54 +150,6 @@ class AgentNodes:
             withheld.add(self.check_tool)
         return self.bound_without.get(frozenset(withheld), self.model)
 
-    async def _stable_prompt(self) -> str:
-        """Return the stable prefix: the rules, the tables or the schema, the rule of asking."""
-        stable_schema = ""
-        if self.schema is not None:
-            try:
-                stable_schema = await self.schema.stable_section()
-            except Exception as exc:
-                logger.warning("the schema could not be put in the prompt: %s", exc)
-        described = self.schema is not None and await self.schema.describes_tables()
-        prompt = SYSTEM_PROMPT.format(
-            dialect=self.dialect,
-            preview_rows=self.preview_rows,
-            row_limit=self.row_limit,
-            language_hint=self.language_hint,
-            tables=(
-                "see the schema below"
-                if described
-                else ", ".join(t for t in self.tables if current_scope().can_read(t)) or "(none)"
-            ),
-        )
-        if stable_schema:
-            prompt = f"{prompt}\n\n{stable_schema}"
-        asks = self.clarify and run_context().clarify
-        return prompt + "\n\n" + (CLARIFY_RULE if asks else ASSUME_RULE)
-
-    async def _question_context(
-        self, state: AgentState, context: list[AnyMessage], question: HumanMessage
-    ) -> tuple[str, dict[str, Any]]:
-        """Make the question's context once, at its first model call (graph/question_context).
-
-        Returns the context and the state it sets (the examples shown).
-        """
-        listed = self.history.results_source(state, context) if self.history else state["messages"]
-        head = QUESTION_CONTEXT.format(
-            results="; ".join(
-                f"{r['result_id']} ({r['rows']} rows): {r['sql'][:200]}"
-                for r in recent_results(listed)
-            )
-            or "(none)",
-            now=datetime.now().astimezone().isoformat(timespec="seconds"),
-        )
-        schema = await self._schema_for_question(message_text(question))
-        examples = await self._examples_for_question(state)
-        # the index of earlier turns (blocks mode)
-        history = self.history.prompt_section(state).strip() if self.history else ""
-        parts = [head, schema, examples.get("examples_prompt") or "", history]
-        return "\n\n".join(part for part in parts if part), examples
-
     async def _invoke_model(
         self, model: Any, messages: list[AnyMessage], config: RunnableConfig
     ) -> Any:
@@ -231,139 +169,25 @@ class AgentNodes:
         self.report_model_call(model or self.model_name, "ok", time.perf_counter() - started, usage)
         return response
 
-    async def _schema_for_question(self, question: str) -> str:
-        """Return the question's part of the schema; a failure leaves it out.
-
-        Made once per question, so it is reported once per question.
-        """
-        if self.schema is None:
-            return ""
-        started = time.perf_counter()
-        try:
-            section = await self.schema.question_section(question)
-            stable = await self.schema.stable_section()
-        except Exception as exc:
-            logger.warning("the schema section could not be made; the prompt lists tables: %s", exc)
-            section, outcome = "", "error"
-        else:
-            outcome = "ok" if section or stable else "empty"
-        if self.report_schema_retrieval is not None:
-            self.report_schema_retrieval(outcome, time.perf_counter() - started)
-        return section
-
-    async def _examples_for_question(self, state: AgentState) -> dict[str, Any]:
-        """Retrieve the examples once per question (first model call); a failure costs none.
-
-        A retrieval over a memory that holds items is reported as a step of the run
-        (`report_retrieval`); an empty memory is not searched, so there is nothing to show.
-        """
-        if self.retriever is None:
-            return {}
-        if state.get("examples_prompt") is not None:
-            return {"examples_prompt": state["examples_prompt"]}
-        question = last_question(state["messages"])
-        text = message_text(question) if question else ""
-        started = time.monotonic()
-        try:
-            block, ids = await self.retriever.prompt_block(text)
-        except Exception as exc:
-            logger.warning("memory retrieval failed; answering without examples: %s", exc)
-            block, ids = "", []
-        else:
-            searched = self.retriever.k > 0 and self.retriever.holds_items
-            if self.report_retrieval is not None and searched:
-                duration_ms = round((time.monotonic() - started) * 1000)
-                self.report_retrieval(text, ids, duration_ms)
-        return {"examples_prompt": block, "examples_used": [*state.get("examples_used", []), *ids]}
-
     async def prepare_tool_input(self, state: AgentState) -> dict[str, Any]:
         """Tidy the SQL, note the tools about to run, and answer calls that cannot run.
 
         A call whose arguments are not one JSON object (or are too long) gets an error
         result the model can correct (graph/tool_calls); the tools node runs the others.
         """
-        message = state["messages"][-1]
-        assert isinstance(message, AIMessage)
-        vetted, answers = vet_model_calls(message)
-        update: dict[str, Any] = {"pending_tools": [call["name"] for call in vetted.tool_calls]}
-        messages: list[AnyMessage] = [vetted] if vetted is not message else []
-        # The tools node runs only the runnable calls; every call needs a result.
-        messages.extend(answers)
-        if messages:
-            update["messages"] = messages
-        return update
+        return tool_input(state)
 
     async def update_state_after_tool(self, state: AgentState) -> dict[str, Any]:
         """Record the tools that ran and the SQL results of this round."""
-        results = _trailing_tool_messages(state["messages"])
-        update: dict[str, Any] = {
-            "pending_tools": [],
-            "tools_used": [*state.get("tools_used", []), *(m.name or "" for m in results)],
-            "sql_execution_count": state.get("sql_execution_count", 0),
-            "sql_refusal_count": state.get("sql_refusal_count", 0),
-        }
-        for message in results:
-            artifact = message.artifact if isinstance(message.artifact, dict) else None
-            if artifact is not None and artifact.get("outcome") == "refused":
-                update["sql_refusal_count"] += 1
-            if artifact is not None and artifact.get("examples_used"):
-                update["examples_used"] = [
-                    *update.get("examples_used", state.get("examples_used", [])),
-                    *artifact["examples_used"],
-                ]
-            if artifact is not None and isinstance(artifact.get("sqls"), list):
-                # A delegate result: its sub-agents' statements count too (react_agent/subagents).
-                statuses = [entry.get("status") for entry in artifact["sqls"]]
-                update["sql_execution_count"] += sum(s in ("ok", "error") for s in statuses)
-                update["sql_refusal_count"] += statuses.count("refused")
-            if message.name != RUN_SQL or artifact is None:
-                continue
-            if artifact.get("outcome") in ("ok", "failed"):
-                update["sql_execution_count"] += 1
-            if artifact.get("outcome") == "ok":
-                update["sql"] = artifact["sql"]
-                update["records"] = artifact["records"]
-        return update
+        return state_after_tool(state)
 
     async def format_final_response(self, state: AgentState) -> dict[str, Any]:
         """Fix the answer text, and record the finished turn's history block."""
-        update = await self._final_answer(state)
+        update = await final_answer(state, self.answer_notes)
         if self.history:
             finished = add_messages(state["messages"], update.get("messages", []))
             update["history_blocks"] = [self.history.record(finished)]
         return update
-
-    async def _final_answer(self, state: AgentState) -> dict[str, Any]:
-        """Fix the answer text; when the step limit cut the run short, say so plainly."""
-        last = state["messages"][-1]
-        if requests_tools(last):
-            answer = localize("STEP_LIMIT_ANSWER", run_context().lang)
-            closing = [
-                *unanswered_tool_results(state["messages"], "Not run: the step limit was reached."),
-                AIMessage(answer),
-            ]
-            closing = [stamped(message) for message in closing]
-            return {"messages": closing, "final_answer": answer, "pending_tools": []}
-        text = message_text(last)
-        # Kept as the model wrote it, so streamed tokens add up to exactly this answer.
-        if not text.strip():
-            text = localize("EMPTY_ANSWER", run_context().lang)
-            # Same id, so it replaces the empty message: the history shows what the client
-            # got, and the model is never sent an empty assistant message.
-            return {"final_answer": text, "messages": [last.model_copy(update={"content": text})]}
-        update: dict[str, Any] = {}
-        metadata: dict[str, Any] = {}
-        for answer_note in self.answer_notes:
-            line, fields = await answer_note.note(state)
-            metadata.update(fields.pop(ANSWER_METADATA, None) or {})
-            update.update(fields)
-            text = f"{text.rstrip()}\n\n{line}" if line else text
-        if text != message_text(last) or metadata:  # same id: the history keeps it as sent
-            kept = {**last.response_metadata, **metadata}
-            update["messages"] = [
-                last.model_copy(update={"content": text, "response_metadata": kept})
-            ]
-        return {**update, "final_answer": text}
 
     def route_model_output(self, state: AgentState) -> str:
         """Go on to the tools when the model asked for them and steps remain; else answer."""
@@ -373,12 +197,3 @@ class AgentNodes:
         if state["remaining_steps"] <= STEPS_PER_TOOL_ROUND + 1:
             return FORMAT_FINAL_RESPONSE
         return PREPARE_TOOL_INPUT
-
-
-def _trailing_tool_messages(messages: Sequence[AnyMessage]) -> list[ToolMessage]:
-    results: list[ToolMessage] = []
-    for message in reversed(messages):
-        if not isinstance(message, ToolMessage):
-            break
-        results.append(message)
-    return results[::-1]
