@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from react_agent.catalog.search import SchemaIndex
-from react_agent.catalog.semantic import Instruction
+from react_agent.catalog.semantic.model import Instruction
 from react_agent.catalog.service import CatalogService, Snapshot
 from react_agent.catalog.values import ValueIndex, ValueLink
 from react_agent.catalog.view import (
