@@ -6,7 +6,7 @@ only in a stored value of the same column ("华东" for "华北", through the sc
 catalogue's value links), whose literal is then substituted in the example's SQL. Only a
 `verified` question→SQL example that is not stale and whose SQL reads within the asker's
 scope is taken; it then runs as any run_sql does, under the guard and the asker's scope
-(graph/verified makes the call).
+(graph/nodes/verified makes the call).
 """
 
 from __future__ import annotations

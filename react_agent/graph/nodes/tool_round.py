@@ -7,13 +7,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
+from react_agent.graph.nodes.tool_calls import vet_model_calls
 from react_agent.graph.state import AgentState
-from react_agent.graph.tool_calls import vet_model_calls
 from react_agent.tools.sql_tools import RUN_SQL
 
 
 def tool_input(state: AgentState) -> dict[str, Any]:
-    """Note the tools about to run, and answer the calls that cannot run (graph/tool_calls)."""
+    """Note the tools about to run, and answer the calls that cannot run (nodes/tool_calls)."""
     message = state["messages"][-1]
     assert isinstance(message, AIMessage)
     vetted, answers = vet_model_calls(message)

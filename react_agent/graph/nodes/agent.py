@@ -13,7 +13,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
 from react_agent.access.masking import mask_for_model
-from react_agent.graph.final_answer import final_answer
 from react_agent.graph.hooks import (
     AnswerNote,
     ExampleSource,
@@ -25,14 +24,15 @@ from react_agent.graph.hooks import (
     VerifiedSource,
 )
 from react_agent.graph.messages import requests_tools, stamped, visible_messages
+from react_agent.graph.model_input.prompt_sections import question_context, stable_prompt
+from react_agent.graph.model_input.question_context import last_question, with_question_contexts
+from react_agent.graph.model_input.trimming import select_context_start
 from react_agent.graph.node_names import FORMAT_FINAL_RESPONSE, PREPARE_TOOL_INPUT
-from react_agent.graph.prompt_sections import question_context, stable_prompt
-from react_agent.graph.question_context import last_question, with_question_contexts
+from react_agent.graph.nodes.final_answer import final_answer
+from react_agent.graph.nodes.tool_round import state_after_tool, tool_input
+from react_agent.graph.nodes.verified import verified_step
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
-from react_agent.graph.tool_round import state_after_tool, tool_input
-from react_agent.graph.trimming import select_context_start
-from react_agent.graph.verified import verified_step
 
 STEPS_PER_TOOL_ROUND = 4
 """prepare_tool_input, tools, update_state_after_tool and agent again."""
@@ -110,7 +110,7 @@ class AgentNodes:
         """Ask the model for its next step: tool calls, or the answer.
 
         A question a verified example answers gets that example's SQL (and, with
-        VERIFIED_ANSWERS=direct, its fixed answer) without the model (graph/verified).
+        VERIFIED_ANSWERS=direct, its fixed answer) without the model (graph/nodes/verified).
         """
         step = await verified_step(self.verified, state) if self.verified is not None else {}
         if "messages" in step:
@@ -173,7 +173,7 @@ class AgentNodes:
         """Tidy the SQL, note the tools about to run, and answer calls that cannot run.
 
         A call whose arguments are not one JSON object (or are too long) gets an error
-        result the model can correct (graph/tool_calls); the tools node runs the others.
+        result the model can correct (graph/nodes/tool_calls); the tools node runs the others.
         """
         return tool_input(state)
 

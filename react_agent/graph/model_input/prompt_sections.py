@@ -2,7 +2,7 @@
 
 The question's context (its schema part, its examples, the index of earlier turns, the
 results so far, the time) is made once, at the question's first model call; how the two
-parts are put before the model is graph/question_context's.
+parts are put before the model is graph/model_input/question_context's.
 """
 
 from __future__ import annotations
@@ -16,14 +16,19 @@ from langchain_core.messages import AnyMessage, HumanMessage
 
 from react_agent.access.current import current_scope
 from react_agent.graph.messages import message_text
-from react_agent.graph.prompts import ASSUME_RULE, CLARIFY_RULE, QUESTION_CONTEXT, SYSTEM_PROMPT
-from react_agent.graph.question_context import last_question
+from react_agent.graph.model_input.prompts import (
+    ASSUME_RULE,
+    CLARIFY_RULE,
+    QUESTION_CONTEXT,
+    SYSTEM_PROMPT,
+)
+from react_agent.graph.model_input.question_context import last_question
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.tools.results import recent_results
 
 if TYPE_CHECKING:
-    from react_agent.graph.nodes import AgentNodes
+    from react_agent.graph.nodes.agent import AgentNodes
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +62,7 @@ async def stable_prompt(nodes: AgentNodes) -> str:
 async def question_context(
     nodes: AgentNodes, state: AgentState, context: list[AnyMessage], question: HumanMessage
 ) -> tuple[str, dict[str, Any]]:
-    """Make the question's context once, at its first model call (graph/question_context).
+    """Make the question's context once, at its first model call (model_input/question_context).
 
     Returns the context and the state it sets (the examples shown).
     """

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from config import localize
 from react_agent.graph.hooks import VerifiedSource
 from react_agent.graph.messages import message_text, stamped
-from react_agent.graph.prompts import VERIFIED_DIRECT_ANSWER
+from react_agent.graph.model_input.prompts import VERIFIED_DIRECT_ANSWER
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.tools.sql_tools import RUN_SQL
