@@ -12,7 +12,7 @@ from app.http.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, QUEUED, SOURCE_WAIT, START
-from react_agent.memory.retrieval import SEARCH_EXAMPLES
+from react_agent.memory.retrieval.retriever import SEARCH_EXAMPLES
 from react_agent.runs.events.events import (
     NodeFinished,
     RunEvent,

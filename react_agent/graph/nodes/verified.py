@@ -1,6 +1,6 @@
 """A question a verified example answers: the example's SQL runs without the model writing SQL.
 
-At a question's first model call the verified source (react_agent/memory/verified, given
+At a question's first model call the verified source (react_agent/memory/retrieval/verified, given
 through graph/hooks.VerifiedSource) is asked for a match; a match becomes a run_sql call
 made here, not by the model, which then goes the usual way: the approval pause, the guard
 and the asker's scope in run_sql, a refusal or an error back as a tool result. After it

@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from react_agent.access.current import current_scope
 from react_agent.access.reach import reads_within
 from react_agent.memory.examples import SQL, VERIFIED, MemoryItem
-from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.retrieval.retriever import ExampleRetriever
 
 ValueLinks = Callable[[str], Awaitable[list[tuple[str, str, str, str]]]]
 """Returns the stored values a text says: (said, value, table, column) each."""
