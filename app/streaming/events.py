@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.asking.approval_data import build_awaiting_approval_data
-from app.asking.final_data import build_final_data
-from app.asking.guard_reasons import guard_reason_for_people
+from app.asking.replies.approval_data import build_awaiting_approval_data
+from app.asking.replies.final_data import build_final_data
+from app.asking.replies.guard_reasons import guard_reason_for_people
 from app.http.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
