@@ -27,27 +27,15 @@ from app.mcp.tools import DataTools
 from app.observability.setup import install_observability, open_streams_gauge
 from app.openai_compat import routes as openai_routes
 from app.openapi import install_openapi
-from app.routes import (
-    ask,
-    ask_stream,
-    audit,
-    conversation_edits,
-    conversations,
-    datasets,
-    exports,
-    feedback,
-    health,
-    instructions,
-    page,
-    ready,
-    runs,
-    schema,
-    static_files,
-    suggestions,
-    training_data,
-    usage,
-    whoami,
-)
+from app.routes import audit, usage, whoami
+from app.routes.conversations import edits as conversation_edits
+from app.routes.conversations import exports
+from app.routes.conversations import reads as conversation_reads
+from app.routes.data import datasets, instructions, schema
+from app.routes.memory import feedback, training_data
+from app.routes.operations import health, ready
+from app.routes.questions import ask, ask_stream, runs, suggestions
+from app.routes.web import page, static_files
 from app.streaming.runs import StreamRuns
 from config import Settings
 from react_agent.runs.store.locks import ThreadLocks
@@ -71,7 +59,7 @@ class ServiceQuart(Quart):
 ROUTE_MODULES = (
     ask,
     ask_stream,
-    conversations,
+    conversation_reads,
     datasets,
     conversation_edits,
     exports,

@@ -16,9 +16,9 @@ import re
 
 from quart import Quart, Response, request
 
-from app.routes.ask_stream import STREAM_PATH
-from app.routes.embed import EMBED_PREFIX
-from app.routes.embed import blueprint as embed_blueprint
+from app.routes.questions.ask_stream import STREAM_PATH
+from app.routes.web.embed import EMBED_PREFIX
+from app.routes.web.embed import blueprint as embed_blueprint
 from react_agent.errors import ServiceError
 
 STATIC_PREFIX = "/static/"
@@ -53,7 +53,7 @@ def is_preflight() -> bool:
 
 
 def install_embedding(app: Quart, origins: frozenset[str]) -> None:
-    """Serve the chat component's script (routes/embed) and let `origins` use it (CORS)."""
+    """Serve the chat component's script (routes/web/embed) and let `origins` use it (CORS)."""
     app.register_blueprint(embed_blueprint)
     install_cors(app, origins)
 

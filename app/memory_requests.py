@@ -11,8 +11,8 @@ from app.http.app_state import agent_service
 from app.http.errors import request_lang
 from app.http.ids import MAX_THREAD_ID_CHARS, MAX_USER_ID_CHARS
 from react_agent.errors import bad_request
+from react_agent.memory.curation.items import MAX_CONTENT_CHARS, MAX_QUESTION_CHARS
 from react_agent.memory.feedback import MAX_REASON_CHARS
-from react_agent.memory.items import MAX_CONTENT_CHARS, MAX_QUESTION_CHARS
 from react_agent.memory.store import Memory
 
 Model = TypeVar("Model", bound=BaseModel)

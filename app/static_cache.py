@@ -1,6 +1,6 @@
 """The page's static files as served: read and gzipped once per version, with an ETag.
 
-The hook in app/routes/static_files.py sends them with the Cache-Control chosen here.
+The hook in app/routes/web/static_files.py sends them with the Cache-Control chosen here.
 
 The page has no build step, so names carry no hash; instead every file has a strong ETag (its
 content's hash) and a revalidation answers 304. `?v=<that hash>` (the page links its own

@@ -223,9 +223,20 @@ def test_there_is_no_import_cycle_between_rooms():
     assert cycles == []
 
 
-def test_every_folder_of_runs_holds_at_most_twelve_modules():
-    """runs/ is grouped by idea (events, admission, execution, store): no flat folder again."""
-    folders = {path.parent for path in (ROOT / "react_agent" / "runs").rglob("*.py")}
+GROUPED_FOLDERS = (
+    "react_agent/runs",
+    "react_agent/graph",
+    "react_agent/memory",
+    "app/routes",
+    "app/asking",
+)
+"""Folders grouped by idea into sub-packages (runs: events, admission, execution, store; ...)."""
+
+
+@pytest.mark.parametrize("top", GROUPED_FOLDERS)
+def test_every_folder_of_a_grouped_package_holds_at_most_twelve_modules(top: str):
+    """A grouped folder and each of its sub-packages hold twelve modules at most: none flat."""
+    folders = {path.parent for path in (ROOT / top).rglob("*.py")}
     crowded = {
         folder.relative_to(ROOT).as_posix(): count
         for folder in folders

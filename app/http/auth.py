@@ -20,7 +20,7 @@ from react_agent.errors import ConfigurationError, ServiceError
 OPEN_PATHS = frozenset({"/", "/health", "/ready", "/api/v0/ready"})
 """Paths anyone may fetch: the page itself, the health check and readiness (for probes)."""
 OPEN_PREFIXES = ("/static/", "/embed/")
-"""The page's own files, and the chat component's script (app/routes/embed.py)."""
+"""The page's own files, and the chat component's script (app/routes/web/embed.py)."""
 API_KEY_QUERY_PARAMETER = "api_key"
 """Where a browser's EventSource, which cannot send headers, puts the key."""
 USER_FIELDS = ("user_id", "user")

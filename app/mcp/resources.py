@@ -10,7 +10,7 @@ from typing import Any
 
 from react_agent.access.reach import reads_within
 from react_agent.access.scope import Scope
-from react_agent.catalog.semantic import Instruction
+from react_agent.catalog.semantic.model import Instruction
 from react_agent.catalog.view import (
     ScopedReadable,
     TableAllowList,

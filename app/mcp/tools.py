@@ -13,7 +13,7 @@ from typing import Any
 
 from app.asking.accept import Caller, accept_question
 from app.asking.access import actor_and_scope, with_key_user
-from app.asking.approval_data import approval_fields
+from app.asking.replies.approval_data import approval_fields
 from app.asking.start import start_run
 from app.asking.thread_ids import ThreadIdClock
 from app.asking.validation import AskRequest

@@ -31,7 +31,7 @@ def install_observability(app: Quart, settings: Settings) -> None:
 
         install_http_metrics(app)
         if settings.metrics_port is None:
-            from app.routes import metrics
+            from app.routes.operations import metrics
 
             app.register_blueprint(metrics.blueprint)
     if settings.otel_traces_exporter or settings.otel_exporter_otlp_endpoint:

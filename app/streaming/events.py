@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.asking.approval_data import build_awaiting_approval_data
-from app.asking.final_data import build_final_data
-from app.asking.guard_reasons import guard_reason_for_people
+from app.asking.replies.approval_data import build_awaiting_approval_data
+from app.asking.replies.final_data import build_final_data
+from app.asking.replies.guard_reasons import guard_reason_for_people
 from app.http.envelope import error_envelope, success_envelope
 from config import node_display
 from react_agent.errors import ServiceError
 from react_agent.graph.node_names import END, QUEUED, SOURCE_WAIT, START
-from react_agent.memory.retrieval import SEARCH_EXAMPLES
+from react_agent.memory.retrieval.retriever import SEARCH_EXAMPLES
 from react_agent.runs.events.events import (
     NodeFinished,
     RunEvent,

@@ -14,7 +14,10 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
     ("memory retrieval (react_agent/memory)", ("/react_agent/memory/",)),
     ("history blocks and index (react_agent/history)", ("/react_agent/history/",)),
     ("approval (react_agent/approval)", ("/react_agent/approval/",)),
-    ("trimming (graph/trimming.py, token counts)", ("/react_agent/graph/trimming",)),
+    (
+        "trimming (graph/model_input/trimming.py, token counts)",
+        ("/react_agent/graph/model_input/trimming",),
+    ),
     (
         "SQL tools: guard (sqlglot), execution, results",
         ("/react_agent/tools/", "/react_agent/databases/", "/sqlglot/"),
@@ -37,7 +40,7 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
         "langchain-core chat model: callbacks, generation",
         ("/langchain_core/language_models/", "/langchain_core/outputs/"),
     ),
-    ("our nodes (graph/nodes.py, messages, prompt)", ("/react_agent/graph/",)),
+    ("our nodes (graph/nodes/agent.py, messages, prompt)", ("/react_agent/graph/",)),
     ("ToolNode and langchain-core tools", ("/langgraph/prebuilt/", "/langchain_core/tools/")),
     (
         "HTTP server: hypercorn, h11, quart, our routes and SSE",

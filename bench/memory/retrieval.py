@@ -26,8 +26,8 @@ from pydantic import SecretStr
 
 from config import Settings
 from react_agent.memory.examples import SQL, MemoryItem
+from react_agent.memory.retrieval.vectors import VectorIndex
 from react_agent.memory.store import Memory, open_memory
-from react_agent.memory.vectors import VectorIndex
 from tests.support.openai_stub import OpenAIStub, stub_embedding
 
 REGIONS = ["华东", "华北", "华南", "西南", "东北", "north", "south", "east", "west"]

@@ -9,12 +9,9 @@ from pathlib import Path
 
 import yaml
 
-from react_agent.catalog.semantic import (
-    Instruction,
-    SemanticFileError,
-    check_semantics,
-    parse_semantics,
-)
+from react_agent.catalog.semantic.checks import check_semantics
+from react_agent.catalog.semantic.model import Instruction, SemanticFileError
+from react_agent.catalog.semantic.parsing import parse_semantics
 from react_agent.catalog.service import CatalogService
 from react_agent.errors import ServiceError, bad_request
 

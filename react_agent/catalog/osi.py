@@ -17,15 +17,15 @@ from typing import Any
 
 import yaml
 
-from react_agent.catalog.semantic import (
+from react_agent.catalog.semantic.model import (
     ColumnMeaning,
     Instruction,
     JoinPath,
     Metric,
     Semantics,
     TableMeaning,
-    parse_semantics,
 )
+from react_agent.catalog.semantic.parsing import parse_semantics
 
 OSI_VERSION = "0.2.0.dev0"
 """The version core-spec/ossie-schema.json (Apache Ossie) requires in `version`."""

@@ -11,7 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from react_agent.catalog.semantic import Semantics, load_semantics
+from react_agent.catalog.semantic.checks import load_semantics
+from react_agent.catalog.semantic.model import Semantics
 from react_agent.catalog.store import READY, CatalogStore
 from react_agent.catalog.view import ViewTable, visible_tables
 from react_agent.databases.base import SQLDatabase

@@ -6,7 +6,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from react_agent.catalog.semantic import Semantics
+from react_agent.catalog.semantic.model import Semantics
 from react_agent.catalog.view import ViewTable
 
 MIN_VALUE_CHARS = 2

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from react_agent.catalog.semantic import Metric, Semantics
+from react_agent.catalog.semantic.model import Metric, Semantics
 from react_agent.databases.catalog_model import Catalog, CatalogTable
 
 

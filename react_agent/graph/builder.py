@@ -24,9 +24,9 @@ from react_agent.graph.node_names import (
     TRIM_MESSAGES,
     UPDATE_STATE_AFTER_TOOL,
 )
+from react_agent.graph.nodes.tool_calls import ToolCallErrors
 from react_agent.graph.run_context import RunContext
 from react_agent.graph.state import AgentState
-from react_agent.graph.tool_calls import ToolCallErrors
 
 
 def build_graph(parts: GraphParts, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
 from react_agent.graph.hooks import AnswerCandidates, AnswerReview, ToolGate
-from react_agent.graph.nodes import AgentNodes
+from react_agent.graph.nodes.agent import AgentNodes
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,7 @@ class HistoryHooks(Protocol):
 
 
 class VerifiedMatch(Protocol):
-    """A verified example a question matched (react_agent.memory.verified)."""
+    """A verified example a question matched (react_agent.memory.retrieval.verified)."""
 
     example_id: str
     sql: str
@@ -129,7 +129,7 @@ class VerifiedMatch(Protocol):
 
 
 class VerifiedSource(Protocol):
-    """Finds the verified example a question matches (react_agent.memory.verified)."""
+    """Finds the verified example a question matches (react_agent.memory.retrieval.verified)."""
 
     direct: bool
     """VERIFIED_ANSWERS=direct: the rows and a fixed sentence, no model call at all."""

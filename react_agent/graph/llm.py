@@ -24,7 +24,7 @@ from react_agent.graph.model_output import (
     repeating,
     repetition_fault,
 )
-from react_agent.graph.tool_calls import (
+from react_agent.graph.nodes.tool_calls import (
     UNPARSED_ARGUMENTS,
     StreamedArguments,
     split_non_object_calls,

@@ -8,7 +8,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from langgraph.managed import RemainingSteps
 
-from react_agent.graph.question_context import keep_contexts
+from react_agent.graph.model_input.question_context import keep_contexts
 
 
 def append_blocks(
@@ -54,7 +54,7 @@ class AgentState(TypedDict, total=False):
     question_contexts: Annotated[dict[str, str], keep_contexts]
     """Each question's context (examples, value links, results, time) by its message id,
     made at its first model call and sent before it in every later request (prefix-stable
-    prompts, graph/question_context), kept across questions."""
+    prompts, graph/model_input/question_context), kept across questions."""
 
     verified_example_id: str | None
     """The verified example whose SQL answered the current question without the model

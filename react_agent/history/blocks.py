@@ -9,8 +9,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
 from react_agent.graph.messages import message_text, requests_tools
+from react_agent.graph.model_input.trimming import split_turns
 from react_agent.graph.state import append_blocks
-from react_agent.graph.trimming import split_turns
 from react_agent.history.sql_terms import sql_terms
 
 SUMMARY_CHARS = 80

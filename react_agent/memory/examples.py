@@ -28,7 +28,7 @@ PROPOSED = "proposed"
 VERIFIED = "verified"
 REJECTED = "rejected"
 STATUSES = (PROPOSED, VERIFIED, REJECTED)
-"""An item's review state (react_agent/memory/verification.py says who sets which)."""
+"""An item's review state (react_agent/memory/curation/verification.py says who sets which)."""
 SERVED_STATUSES = (VERIFIED, REJECTED)
 """What retrieval serves: verified items, and rejected examples (always `error_sql` negatives)."""
 

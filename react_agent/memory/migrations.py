@@ -35,7 +35,7 @@ def _version_1(id_column: str) -> Migration:
 # Version 2: each item's embedding (JSON floats), filled in when EMBEDDING_MODEL is set.
 _VERSION_2: Migration = ("ALTER TABLE memory_items ADD COLUMN embedding TEXT",)
 
-# Version 3: each item's review status (react_agent/memory/verification.py). Items stored
+# Version 3: each item's review status (react_agent/memory/curation/verification.py). Items stored
 # before it were all served, and were written by an admin or moved by one from feedback:
 # they stay served as `verified`. `check_result` is the one run of a proposed example's SQL.
 _VERSION_3_REVIEW_STATUS: Migration = (

@@ -11,8 +11,8 @@ from react_agent.memory.database import MemoryDatabase, open_memory_database
 from react_agent.memory.examples import ExampleStore
 from react_agent.memory.feedback import FeedbackStore
 from react_agent.memory.migrations import migrate_memory
-from react_agent.memory.retrieval import ExampleRetriever
-from react_agent.memory.vectors import build_embedder
+from react_agent.memory.retrieval.retriever import ExampleRetriever
+from react_agent.memory.retrieval.vectors import build_embedder
 
 
 @dataclass

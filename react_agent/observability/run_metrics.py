@@ -6,7 +6,7 @@ import re
 import time
 from typing import Any
 
-from react_agent.memory.retrieval import SEARCH_EXAMPLES
+from react_agent.memory.retrieval.retriever import SEARCH_EXAMPLES
 from react_agent.observability.metrics import ServiceMetrics
 from react_agent.runs.events.events import RunFailed, RunFinished, RunStarted, RunWaiting
 from react_agent.runs.events.listeners import (

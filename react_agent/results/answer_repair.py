@@ -20,7 +20,7 @@ from langchain_core.messages import SystemMessage
 
 from react_agent.graph.messages import requests_tools, stamped
 from react_agent.graph.node_names import AGENT, FORMAT_FINAL_RESPONSE
-from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
+from react_agent.graph.nodes.agent import STEPS_PER_TOOL_ROUND
 from react_agent.graph.state import AgentState
 from react_agent.runs.execution.answer_review import AnswerChecker, review_newest_answer
 

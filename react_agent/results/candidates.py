@@ -29,7 +29,7 @@ from config import localize
 from react_agent.graph.hooks import ANSWER_METADATA
 from react_agent.graph.messages import requests_tools, stamped
 from react_agent.graph.node_names import AGENT, FORMAT_FINAL_RESPONSE
-from react_agent.graph.nodes import STEPS_PER_TOOL_ROUND
+from react_agent.graph.nodes.agent import STEPS_PER_TOOL_ROUND
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.results.candidate_groups import (

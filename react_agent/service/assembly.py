@@ -21,7 +21,7 @@ from react_agent.errors import ConfigurationError, ServiceError
 from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphParts
 from react_agent.graph.llm import build_chat_model
-from react_agent.graph.nodes import AgentNodes
+from react_agent.graph.nodes.agent import AgentNodes
 from react_agent.lint.linter import SqlLinter
 from react_agent.log_reminders import quiet_repeated_warnings
 from react_agent.memory.store import open_memory

@@ -17,8 +17,12 @@ from react_agent.graph.builder import build_graph
 from react_agent.graph.features import GraphFeature, GraphParts
 from react_agent.history.disclosure import TurnHistory
 from react_agent.history.tools import build_history_tools
-from react_agent.memory.retrieval import SEARCH_EXAMPLES, ExampleRetriever, build_memory_tools
-from react_agent.memory.verified import VerifiedAnswers
+from react_agent.memory.retrieval.retriever import (
+    SEARCH_EXAMPLES,
+    ExampleRetriever,
+    build_memory_tools,
+)
+from react_agent.memory.retrieval.verified import VerifiedAnswers
 from react_agent.quotas.subquestions import SubquestionQuota
 from react_agent.results.answer_check import check_answer
 from react_agent.results.answer_repair import AnswerRepair

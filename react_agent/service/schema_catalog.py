@@ -15,7 +15,7 @@ from react_agent.catalog.service import CatalogService
 from react_agent.catalog.store import CatalogStore
 from react_agent.catalog.view import ScopedReadable, TableAllowList
 from react_agent.databases.catalog_model import Catalog
-from react_agent.memory.verified import ValueLinks
+from react_agent.memory.retrieval.verified import ValueLinks
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 from react_agent.service.state import AgentService
 from react_agent.tools.schema_tools import SchemaTools

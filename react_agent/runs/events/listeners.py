@@ -43,7 +43,7 @@ class RunAccepted:
 
 @dataclass(frozen=True)
 class ModelCalled:
-    """One call of the chat model ended (react_agent.graph.nodes.AgentNodes.call_model)."""
+    """One call of the chat model ended (react_agent.graph.nodes.agent.AgentNodes.call_model)."""
 
     model: str
     outcome: ModelOutcome

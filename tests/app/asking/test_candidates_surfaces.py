@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.asking.final_data import build_final_data
+from app.asking.replies.final_data import build_final_data
 from config import Settings
 from react_agent.runs.events.events import RunResult
 from tests.support.candidate_scripts import ALL_ORDERS_SQL, SAME_SQL, ByRole, agent_script, fenced

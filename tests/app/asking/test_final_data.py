@@ -1,4 +1,4 @@
-from app.asking.final_data import build_final_data
+from app.asking.replies.final_data import build_final_data
 from react_agent.runs.events.events import RunResult
 
 RECORDS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.asking.guard_reasons import guard_reason_for_people
+from app.asking.replies.guard_reasons import guard_reason_for_people
 from react_agent.guard.sql_guard import QueryRejected, check_query
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from config import localize
-from react_agent.graph.tool_calls import MAX_ERROR_CHARS
+from react_agent.graph.nodes.tool_calls import MAX_ERROR_CHARS
 from tests.app.asking.test_model_faults import (
     REGION_SQL,
     TRANSPORTS,

@@ -15,7 +15,7 @@ from react_agent.databases.sqlite.engine import SQLiteDatabase
 from react_agent.memory.database import open_memory_database
 from react_agent.memory.examples import SQL, ExampleStore
 from react_agent.memory.migrations import migrate_memory
-from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.retrieval.retriever import ExampleRetriever
 
 REGION_SQL = "SELECT region, SUM(amount) AS total FROM orders GROUP BY region ORDER BY total"
 CITY_SQL = "SELECT city, COUNT(*) FROM shops GROUP BY city"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.catalog.semantic import SemanticFileError, parse_semantics
+from react_agent.catalog.semantic.model import SemanticFileError
+from react_agent.catalog.semantic.parsing import parse_semantics
 from tests.react_agent.conftest import OpenService
 from tests.support.scripted_model import ScriptedChatModel, answer, prompt_text
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import yaml
 
 from react_agent.catalog.osi import OSI_VERSION, OsiImport, semantics_to_yaml, to_osi
-from react_agent.catalog.semantic import Instruction, JoinPath, Metric, parse_semantics
+from react_agent.catalog.semantic.model import Instruction, JoinPath, Metric
+from react_agent.catalog.semantic.parsing import parse_semantics
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "config" / "semantic.sample.yaml"

@@ -6,7 +6,7 @@ import pytest
 
 from react_agent.catalog.context import SchemaContext, describe_search
 from react_agent.catalog.search import SchemaIndex
-from react_agent.catalog.semantic import Semantics
+from react_agent.catalog.semantic.model import Semantics
 from react_agent.catalog.service import Snapshot
 from react_agent.catalog.view import TableAllowList, visible_tables
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.catalog.semantic import SemanticFileError, load_semantics, parse_semantics
+from react_agent.catalog.semantic.checks import load_semantics
+from react_agent.catalog.semantic.model import SemanticFileError
+from react_agent.catalog.semantic.parsing import parse_semantics
 from react_agent.databases.open import open_database
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 

@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from react_agent.graph.llm import ServiceChatOpenAI
-from react_agent.graph.tool_calls import MAX_ECHO_CHARS, echo, vet_model_calls
+from react_agent.graph.nodes.tool_calls import MAX_ECHO_CHARS, echo, vet_model_calls
 
 
 def completion(*calls: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from react_agent.graph.trimming import select_context_start
+from react_agent.graph.model_input.trimming import select_context_start
 
 
 def turn(question: str, answer: str, *, with_tool: bool = False) -> list[AnyMessage]:

@@ -10,9 +10,10 @@ from langchain_core.embeddings import Embeddings
 from pydantic import SecretStr
 
 from config import Settings
-from react_agent.memory import examples, retrieval
+from react_agent.memory import examples
 from react_agent.memory.examples import SQL
-from react_agent.memory.retrieval import INLINE_VECTOR_ELEMENTS
+from react_agent.memory.retrieval import retriever
+from react_agent.memory.retrieval.retriever import INLINE_VECTOR_ELEMENTS
 from react_agent.memory.store import open_memory
 from tests.support.openai_stub import EMBEDDING_DIMENSIONS, OpenAIStub, stub_embedding
 
@@ -62,7 +63,7 @@ async def test_a_question_only_the_vectors_match_still_finds_its_example(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # 0: every vector search goes to a thread, as a large matrix's does.
-    monkeypatch.setattr(retrieval, "INLINE_VECTOR_ELEMENTS", inline_elements)
+    monkeypatch.setattr(retriever, "INLINE_VECTOR_ELEMENTS", inline_elements)
     storage = {"memory_database_url": memory_url}  # SQLite or PostgreSQL (see conftest)
     # 售销 and 销售 share no character bigram (no lexical match) but every character.
     async with open_memory(embedding_settings.model_copy(update=storage)) as memory:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import ToolMessage
 
 from react_agent.memory.examples import DOCUMENTATION, ERROR_SQL, SQL
-from react_agent.memory.prompt import EXAMPLES_HEADER
+from react_agent.memory.retrieval.prompt import EXAMPLES_HEADER
 from tests.react_agent.conftest import OpenService
 from tests.support.scripted_model import ScriptedChatModel, answer, call_tool, prompt_text
 

@@ -10,11 +10,11 @@ import pytest
 
 from config import Settings
 from react_agent.memory.examples import DOCUMENTATION, SQL, MemoryItem
-from react_agent.memory.prompt import render_examples
-from react_agent.memory.ranking import LexicalIndex, _LuceneIdfBM25, document_text
-from react_agent.memory.retrieval import REVISION_TTL, ExampleRetriever
+from react_agent.memory.retrieval.prompt import render_examples
+from react_agent.memory.retrieval.ranking import LexicalIndex, _LuceneIdfBM25, document_text
+from react_agent.memory.retrieval.retriever import REVISION_TTL, ExampleRetriever
+from react_agent.memory.retrieval.tokens import tokenize
 from react_agent.memory.store import Memory, open_memory
-from react_agent.memory.tokens import tokenize
 
 
 @pytest.fixture

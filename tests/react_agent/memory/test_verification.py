@@ -11,6 +11,8 @@ from config import Settings
 from react_agent.databases.open import open_database
 from react_agent.errors import ServiceError
 from react_agent.eval.memory_set import memory_golden_set
+from react_agent.memory.curation.training import add_feedback_to_examples
+from react_agent.memory.curation.verification import reviewed_type
 from react_agent.memory.database import (
     MIGRATION_LOCK_KEY,
     VERSION_TABLE,
@@ -20,8 +22,6 @@ from react_agent.memory.database import (
 from react_agent.memory.examples import ERROR_SQL, REJECTED, SQL, VERIFIED
 from react_agent.memory.migrations import MIGRATIONS, migrate_memory
 from react_agent.memory.store import Memory, open_memory
-from react_agent.memory.training import add_feedback_to_examples
-from react_agent.memory.verification import reviewed_type
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 
 

@@ -10,9 +10,9 @@ from config import Settings
 from react_agent.access.current import CURRENT_SCOPE
 from react_agent.access.scope import Scope
 from react_agent.memory.examples import ERROR_SQL, PROPOSED, SQL
-from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.retrieval.retriever import ExampleRetriever
+from react_agent.memory.retrieval.verified import VerifiedAnswers, normalise
 from react_agent.memory.store import Memory, open_memory
-from react_agent.memory.verified import VerifiedAnswers, normalise
 
 SALES_SQL = (
     "SELECT SUM(o.total_amount) FROM orders o JOIN stores s ON s.store_id = o.store_id "

@@ -97,7 +97,7 @@ async def test_two_sub_questions_run_at_once_and_the_parent_reads_only_their_ans
 async def test_the_main_agents_own_query_stays_the_results_sql_beside_its_sub_agents(
     open_service,
 ):
-    from app.asking.final_data import build_final_data
+    from app.asking.replies.final_data import build_final_data
 
     # The main agent queries first, so a sub-agent's later query could overwrite its sql.
     parent = [call_tool("run_sql", sql=MAIN_SQL), delegate_both(), answer("七个地区，三个产品")]

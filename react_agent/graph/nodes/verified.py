@@ -1,6 +1,6 @@
 """A question a verified example answers: the example's SQL runs without the model writing SQL.
 
-At a question's first model call the verified source (react_agent/memory/verified, given
+At a question's first model call the verified source (react_agent/memory/retrieval/verified, given
 through graph/hooks.VerifiedSource) is asked for a match; a match becomes a run_sql call
 made here, not by the model, which then goes the usual way: the approval pause, the guard
 and the asker's scope in run_sql, a refusal or an error back as a tool result. After it
@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from config import localize
 from react_agent.graph.hooks import VerifiedSource
 from react_agent.graph.messages import message_text, stamped
-from react_agent.graph.prompts import VERIFIED_DIRECT_ANSWER
+from react_agent.graph.model_input.prompts import VERIFIED_DIRECT_ANSWER
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
 from react_agent.tools.sql_tools import RUN_SQL

@@ -21,7 +21,7 @@ from app.schemas.instructions import (
     InstructionListEnvelope,
 )
 from react_agent.catalog.instructions import InstructionFile, instruction_from
-from react_agent.catalog.semantic import Instruction
+from react_agent.catalog.semantic.model import Instruction
 from react_agent.errors import ServiceError
 
 blueprint = Blueprint("instructions", __name__)

@@ -6,7 +6,7 @@ only in a stored value of the same column ("华东" for "华北", through the sc
 catalogue's value links), whose literal is then substituted in the example's SQL. Only a
 `verified` question→SQL example that is not stale and whose SQL reads within the asker's
 scope is taken; it then runs as any run_sql does, under the guard and the asker's scope
-(graph/verified makes the call).
+(graph/nodes/verified makes the call).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from react_agent.access.current import current_scope
 from react_agent.access.reach import reads_within
 from react_agent.memory.examples import SQL, VERIFIED, MemoryItem
-from react_agent.memory.retrieval import ExampleRetriever
+from react_agent.memory.retrieval.retriever import ExampleRetriever
 
 ValueLinks = Callable[[str], Awaitable[list[tuple[str, str, str, str]]]]
 """Returns the stored values a text says: (said, value, table, column) each."""

@@ -7,8 +7,8 @@ from quart_schema import deprecate, document_request, document_response
 
 from app.asking.accept import ask_response_headers
 from app.asking.accept_route import accept_request
-from app.asking.approval_data import build_awaiting_approval_data
-from app.asking.final_data import build_final_data
+from app.asking.replies.approval_data import build_awaiting_approval_data
+from app.asking.replies.final_data import build_final_data
 from app.asking.start import start_run
 from app.asking.validation import AskBody
 from app.http.app_state import agent_service

@@ -23,9 +23,9 @@ from app.memory_requests import (
 from app.openapi import document_errors
 from app.schemas.memory import MemoryEnvelope, PageEnvelope, TrainingStatsEnvelope, pagination
 from react_agent.errors import ServiceError, bad_request
-from react_agent.memory.items import CheckedItem, check_item
+from react_agent.memory.curation.items import CheckedItem, check_item
+from react_agent.memory.curation.verification import reviewed_type
 from react_agent.memory.store import Memory
-from react_agent.memory.verification import reviewed_type
 
 blueprint = Blueprint("training_data", __name__)
 

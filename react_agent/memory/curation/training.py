@@ -9,10 +9,10 @@ from typing import Any
 
 from react_agent.databases.base import SQLDatabase
 from react_agent.errors import ServiceError
+from react_agent.memory.curation.items import CheckedItem, check_item
+from react_agent.memory.curation.verification import run_check
 from react_agent.memory.examples import ERROR_SQL, PROPOSED, SQL
-from react_agent.memory.items import CheckedItem, check_item
 from react_agent.memory.store import Memory
-from react_agent.memory.verification import run_check
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from react_agent.memory.examples import MemoryItem
-from react_agent.memory.tokens import tokenize
+from react_agent.memory.retrieval.tokens import tokenize
 
 
 class _LuceneIdfBM25(BM25Okapi):

@@ -23,9 +23,9 @@ from app.memory_requests import (
 from app.openapi import document_errors
 from app.schemas.memory import FeedbackAddedEnvelope, MemoryEnvelope, PageEnvelope, pagination
 from react_agent.errors import ServiceError, bad_request
+from react_agent.memory.curation.training import add_feedback_to_examples
 from react_agent.memory.feedback import FeedbackFilter
 from react_agent.memory.store import Memory
-from react_agent.memory.training import add_feedback_to_examples
 
 blueprint = Blueprint("feedback", __name__)
 

@@ -1,104 +1,20 @@
-"""The semantic file (SEMANTIC_FILE): the business's words for the schema, checked against it."""
+"""Reading the semantic file's YAML into its meanings, each problem named with its line."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
-import sqlglot
 import yaml
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
-from react_agent.databases.catalog_model import Catalog
-
-
-@dataclass(frozen=True)
-class ColumnMeaning:
-    """What the file says of a column: a description, synonyms, and words for its values."""
-
-    description: str | None = None
-    synonyms: tuple[str, ...] = ()
-    value_synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Stored value → other words for it (`华东: [East China]`)."""
-
-
-@dataclass(frozen=True)
-class TableMeaning:
-    """What the file says of a table and its columns."""
-
-    description: str | None = None
-    synonyms: tuple[str, ...] = ()
-    columns: dict[str, ColumnMeaning] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A named measure: `销售额` is `SUM(orders.total_amount)`."""
-
-    name: str
-    sql: str
-    description: str | None = None
-
-
-@dataclass(frozen=True)
-class JoinPath:
-    """A join the foreign keys do not declare: `left` (table.column) = `right`."""
-
-    left: str
-    right: str
-    description: str | None = None
-
-
-@dataclass(frozen=True)
-class Instruction:
-    """A business rule for every question: `fiscal year starts in April`, maybe per table."""
-
-    id: str
-    text: str
-    tables: tuple[str, ...] = ()
-    """Applies only when the caller may read all of these (none: always)."""
-    valid_from: date | None = None
-    valid_to: date | None = None
-    """Inclusive bounds of the dates the rule holds on (None: open)."""
-
-    def holds_on(self, day: date) -> bool:
-        """Whether the rule is in force on `day`."""
-        return (self.valid_from is None or self.valid_from <= day) and (
-            self.valid_to is None or day <= self.valid_to
-        )
-
-    def as_dict(self) -> dict[str, object]:
-        """Return the rule as the file and the API write it (dates as YYYY-MM-DD)."""
-        entry: dict[str, object] = {"id": self.id, "text": self.text}
-        if self.tables:
-            entry["tables"] = list(self.tables)
-        if self.valid_from:
-            entry["valid_from"] = self.valid_from.isoformat()
-        if self.valid_to:
-            entry["valid_to"] = self.valid_to.isoformat()
-        return entry
-
-
-@dataclass(frozen=True)
-class Semantics:
-    """The whole file; an empty one when no file is configured."""
-
-    tables: dict[str, TableMeaning] = field(default_factory=dict)
-    metrics: tuple[Metric, ...] = ()
-    joins: tuple[JoinPath, ...] = ()
-    hidden: frozenset[str] = frozenset()
-    instructions: tuple[Instruction, ...] = ()
-
-
-class SemanticFileError(ValueError):
-    """The file is not valid YAML of the expected shape; each problem names its line."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
+from react_agent.catalog.semantic.model import (
+    ColumnMeaning,
+    Instruction,
+    JoinPath,
+    Metric,
+    SemanticFileError,
+    Semantics,
+    TableMeaning,
+)
 
 _TABLE_KEYS = {"description", "synonyms", "columns"}
 _COLUMN_KEYS = {"description", "synonyms", "values"}
@@ -278,82 +194,3 @@ def parse_semantics(text: str, source: str = "semantic file") -> tuple[Semantics
     if reader.problems:
         raise SemanticFileError(reader.problems)
     return semantics, reader.lines
-
-
-def check_semantics(
-    semantics: Semantics, lines: dict[str, int], catalog: Catalog, source: str = "semantic file"
-) -> list[str]:
-    """Return the file's names the catalogue lacks and metrics that do not parse, with lines."""
-    problems: list[str] = []
-
-    def at(key: str, message: str) -> None:
-        problems.append(f"{source}:{lines.get(key, 1)}: {message}")
-
-    for name, meaning in semantics.tables.items():
-        table = catalog.table(name)
-        if table is None:
-            at(name.lower(), f"no table {name!r} in the database")
-            continue
-        for column, column_meaning in meaning.columns.items():
-            found = table.column(column)
-            where = f"{name}.{column}".lower()
-            if found is None:
-                at(where, f"no column {column!r} in table {name!r}")
-            elif column_meaning.value_synonyms and found.values is not None:
-                unknown = sorted(set(column_meaning.value_synonyms) - set(found.values))
-                if unknown:
-                    at(where, f"values not found in {name}.{column}: {', '.join(unknown)}")
-    for name in sorted(semantics.hidden):
-        if catalog.table(name) is None:
-            at(f"hidden:{name}", f"hidden table {name!r} is not in the database")
-    for rule in semantics.instructions:
-        for table in rule.tables:
-            if catalog.table(table) is None:
-                at(f"instruction:{rule.id}", f"instruction {rule.id!r}: no table {table!r}")
-    for metric in semantics.metrics:
-        for problem in _check_sql_names(metric.sql, catalog):
-            at(f"metric:{metric.name}", f"metric {metric.name!r}: {problem}")
-    for index, join in enumerate(semantics.joins):
-        for side in (join.left, join.right):
-            table, _, column = side.partition(".")
-            found = catalog.table(table)
-            if found is None or found.column(column) is None:
-                at(f"join:{index}", f"join side {side!r} is not a table.column of the database")
-    return problems
-
-
-def _check_sql_names(sql: str, catalog: Catalog) -> list[str]:
-    try:
-        tree = sqlglot.parse_one(sql, read=catalog.dialect)
-    except SqlglotError as exc:
-        return [f"its sql does not parse: {str(exc).splitlines()[0]}"]
-    problems = []
-    for column in tree.find_all(exp.Column):
-        if not column.table:
-            continue
-        table = catalog.table(column.table)
-        if table is None:
-            problems.append(f"no table {column.table!r}")
-        elif table.column(column.name) is None:
-            problems.append(f"no column {column.table}.{column.name}")
-    return problems
-
-
-def load_semantics(path: Path | None, catalog: Catalog) -> tuple[Semantics, list[str]]:
-    """Read and check the file at `path` against `catalog`; with problems, apply none of it.
-
-    Returns:
-        The meanings (empty when there is no file or it has problems) and the problems.
-
-    """
-    if path is None:
-        return Semantics(), []
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        semantics, lines = parse_semantics(text, Path(path).name)
-    except OSError as exc:
-        return Semantics(), [f"{path}: cannot be read: {exc.strerror or exc}"]
-    except SemanticFileError as exc:
-        return Semantics(), exc.problems
-    problems = check_semantics(semantics, lines, catalog, Path(path).name)
-    return (Semantics(), problems) if problems else (semantics, [])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.asking.final_data import build_final_data
-from app.asking.guard_reasons import guard_reason_for_people
+from app.asking.replies.final_data import build_final_data
+from app.asking.replies.guard_reasons import guard_reason_for_people
 from config import localize
 from react_agent.approval.decisions import CLARIFICATION_KIND
 from react_agent.runs.events.events import RunResult

@@ -10,7 +10,7 @@ from langchain_core.embeddings import Embeddings
 
 from config import Settings
 from react_agent.memory.examples import ExampleStore, MemoryItem
-from react_agent.memory.ranking import document_text
+from react_agent.memory.retrieval.ranking import document_text
 
 logger = logging.getLogger(__name__)
 

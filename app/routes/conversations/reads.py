@@ -9,8 +9,8 @@ from quart import Blueprint, current_app, g
 from quart_schema import document_response, validate_querystring
 
 from app.asking.access import request_actor, without_sql
-from app.asking.approval_data import approval_fields, pause_status
-from app.asking.subagent_status import running_subagents
+from app.asking.replies.approval_data import approval_fields, pause_status
+from app.asking.replies.subagent_status import running_subagents
 from app.asking.thread_access import ThreadQuery, owned_thread
 from app.http.app_state import agent_service, agent_service_of
 from app.http.envelope import success_envelope

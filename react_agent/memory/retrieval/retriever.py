@@ -15,9 +15,9 @@ from react_agent.access.current import current_scope
 from react_agent.access.reach import reads_within
 from react_agent.access.scope import Scope
 from react_agent.memory.examples import ERROR_SQL, SERVED_STATUSES, SQL, ExampleStore, MemoryItem
-from react_agent.memory.prompt import render_examples
-from react_agent.memory.ranking import LexicalIndex, fuse_rankings
-from react_agent.memory.vectors import VectorIndex, embed_missing
+from react_agent.memory.retrieval.prompt import render_examples
+from react_agent.memory.retrieval.ranking import LexicalIndex, fuse_rankings
+from react_agent.memory.retrieval.vectors import VectorIndex, embed_missing
 
 logger = logging.getLogger(__name__)
 

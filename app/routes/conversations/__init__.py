@@ -1,0 +1,1 @@
+"""A user's conversations: read, renamed or deleted, their results exported."""

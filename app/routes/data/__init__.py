@@ -1,0 +1,1 @@
+"""What there is to ask about: datasets, the schema catalogue, business instructions."""

@@ -1,0 +1,1 @@
+"""The old service's memory endpoints: ratings and training data."""

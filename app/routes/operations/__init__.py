@@ -1,0 +1,1 @@
+"""Running the service: /health, /ready and /metrics."""

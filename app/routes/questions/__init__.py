@@ -1,0 +1,1 @@
+"""Asking: the sync and streamed ask routes, runs by id, suggested questions."""

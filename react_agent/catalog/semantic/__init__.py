@@ -1,0 +1,1 @@
+"""The semantic file (SEMANTIC_FILE): the business's words for the schema, checked against it."""
