@@ -121,8 +121,10 @@ async def measure(browser: Any, url: str, thread_id: str) -> dict[str, Any]:
     page = await context.new_page()
     await throttle(page)
     await page.goto(f"{url}/?c={thread_id}")
-    await page.locator("[data-testid=turn][data-answered=true]").nth(TURNS - 1).wait_for(
-        state="attached", timeout=180_000
+    await (
+        page.locator("[data-testid=turn][data-answered=true]")
+        .nth(TURNS - 1)
+        .wait_for(state="attached", timeout=180_000)
     )
     await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     drawing, _ = await scroll_frames(page, down=False)
@@ -136,8 +138,10 @@ async def measure(browser: Any, url: str, thread_id: str) -> dict[str, Any]:
 
 
 async def scroll_frames(page: Any, *, down: bool) -> tuple[list[float], int]:
-    """Scroll the whole page by wheel steps (down from the top, or up from the bottom) while
-    recording every frame's duration; return the frames (ms) and the page's height."""
+    """Scroll the whole page by wheel steps, recording every frame's duration.
+
+    Down from the top, or up from the bottom; return the frames (ms) and the page's height.
+    """
     await page.mouse.move(195, 400)
     await page.evaluate(RECORD_FRAMES)
     height = await page.evaluate("document.documentElement.scrollHeight")
@@ -154,7 +158,7 @@ async def scroll_frames(page: Any, *, down: bool) -> tuple[list[float], int]:
 
 
 def frame_figures(each: list[list[float]], prefix: str = "frame") -> dict[str, Any]:
-    """The pooled figures of each round's frames (ms), their keys starting with `prefix`."""
+    """Return the pooled figures of each round's frames (ms), keys starting with `prefix`."""
     frames = [f for round_frames in each for f in round_frames]
     return {
         f"{prefix}s": len(frames),

@@ -140,7 +140,8 @@ async def test_page_offline_draws_the_chart_downloads_the_csv_and_reopens_a_conv
         await expect(turn).to_have_count(1)
         await expect(turn.get_by_test_id("turn-question")).to_have_text(QUESTION)
         await expect(turn.get_by_test_id("answer")).to_have_text(STORES_ANSWER)
-        await expect(turn.get_by_test_id("results-table").locator("tbody tr")).to_have_count(7)  # back
+        rows = turn.get_by_test_id("results-table").locator("tbody tr")
+        await expect(rows).to_have_count(7)  # the table comes back
         await expect(turn.get_by_test_id("sql")).to_contain_text("FROM")
         await expect(turn.get_by_test_id("tool-item")).to_have_attribute("data-status", "ok")
         await turn.locator(".turn-work > summary").click()  # unfold the steps taken
