@@ -229,6 +229,7 @@ GROUPED_FOLDERS = (
     "react_agent/memory",
     "app/routes",
     "app/asking",
+    "react_agent/access",
 )
 """Folders grouped by idea into sub-packages (runs: events, admission, execution, store; ...)."""
 

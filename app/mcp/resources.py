@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from react_agent.access.reach import reads_within
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.reach import reads_within
 from react_agent.catalog.semantic.model import Instruction
 from react_agent.catalog.view import (
     ScopedReadable,

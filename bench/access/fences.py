@@ -21,10 +21,10 @@ from typing import Any
 
 from bench.access.rewrite import TEN_TABLE_JOIN
 from bench.environment import BENCH_DIR
-from react_agent.access import rewrite
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.policy import load_policy
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.scoping import rewrite
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.open import open_database
 from react_agent.sample_data import SAMPLE_DATABASE_URL
 

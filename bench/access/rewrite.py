@@ -22,8 +22,8 @@ from pathlib import Path
 import sqlglot
 
 from bench.environment import BENCH_DIR
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import apply_scope
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.scoping.rewrite import apply_scope
 from react_agent.guard.sql_guard import check_query
 
 POLICY = Path(__file__).resolve().parents[2] / "config" / "policy.sample.yaml"

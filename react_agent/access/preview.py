@@ -13,11 +13,11 @@ import sqlglot
 from sqlglot import exp
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.policy_checks import PolicyError
-from react_agent.access.policy_source import open_policy_source
+from react_agent.access.policy_file.policy_checks import PolicyError
+from react_agent.access.policy_file.policy_source import open_policy_source
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_configured
 from react_agent.sample_data import SAMPLE_DATABASE_URL

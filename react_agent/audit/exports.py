@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from react_agent.access.actor import Actor
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import scoped_query
-from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import scoped_query
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.audit.listener import RecordSink
 from react_agent.audit.records import AuditRecord, actor_fields, audit_time
 from react_agent.databases.base import SQLDatabase

@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.databases.base import SQLDatabase
 from react_agent.eval import scoring
 from react_agent.eval.agents import AgentAnswer, GoldenAgent, new_thread_id

@@ -10,9 +10,9 @@ from langchain_core.language_models import BaseChatModel
 
 from config import Settings
 from react_agent.access.actor import Actor
-from react_agent.access.catalog import TableColumns
-from react_agent.access.policy_source import open_policy_source
+from react_agent.access.policy_file.policy_source import open_policy_source
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_configured
 from react_agent.errors import ServiceError

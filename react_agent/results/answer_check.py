@@ -7,7 +7,7 @@ the total of a column, as one cell's share of its column's total, or as the sum,
 difference, ratio or growth of two cells (among the first PAIR_CELLS numeric cells). A
 date is supported when a cell holds it. Numbers the question or the SQL states (a year,
 "top 5"), list markers, digits inside a cell's text (a product name) and the tokens that
-stand for masked values (access/masking) are not claims.
+stand for masked values (access/sensitive/masking) are not claims.
 Named values found in cells count as supported; a name that is in no cell cannot be told
 from ordinary words without the column's domain, so names are not reported unsupported.
 """
@@ -33,7 +33,7 @@ _NUMBER = re.compile(
 _DECIMAL_TEXT = re.compile(r"-?\d+(?:\.\d+)?")
 """A PostgreSQL numeric that no float holds exactly arrives as text (records.to_json_value)."""
 _MASK_TOKEN = re.compile(r"‹[^‹›\n]{1,120}›")
-"""A sensitive value's stand-in the model saw and may repeat (access/masking): no figure."""
+"""A sensitive value's token the model saw and may repeat (access/sensitive/masking): no figure."""
 _LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)、]\s")
 _DATE = re.compile(
     r"(?P<y>(?:19|20)\d{2})(?:-|/|年)(?P<m>\d{1,2})(?:(?:-|/|月)(?P<d>\d{1,2})日?|月)?"

@@ -37,7 +37,7 @@ from langchain_core.messages import (
 from langchain_core.tools import BaseTool
 
 from react_agent.access.current import current_scope
-from react_agent.access.masking import mask_for_model
+from react_agent.access.sensitive.masking import mask_for_model
 from react_agent.graph.hooks import ModelCallReporter, SchemaPrompt
 from react_agent.graph.messages import message_text, requests_tools
 from react_agent.results.candidate_groups import Candidate
@@ -156,7 +156,7 @@ class CandidateWriter:
         )
         writer_input = [SystemMessage(prompt), *earlier_turns(messages, start)]
         writer_input.append(HumanMessage(question))
-        # The one boundary into the model: sensitive values become tokens (access/masking).
+        # The one boundary into the model: sensitive values become tokens (access/sensitive/masking)
         writer_input = mask_for_model(writer_input, messages)
         spent: list[dict[str, Any]] = []
         replies, sampling = await self._sample(writer_input, count, spent)

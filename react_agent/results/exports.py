@@ -11,10 +11,10 @@ from contextlib import AsyncExitStack
 from decimal import Decimal
 from typing import Any
 
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import open_scoped_stream, scoped_query
-from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import open_scoped_stream, scoped_query
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.records import to_json_value
 from react_agent.errors import ServiceError

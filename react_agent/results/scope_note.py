@@ -24,10 +24,10 @@ from typing import Any
 from sqlglot import exp
 
 from config import localize, resolve_lang
-from react_agent.access.catalog import TableColumns
 from react_agent.access.current import current_scope
-from react_agent.access.executor import run_in_scope
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.graph.run_context import run_context
 from react_agent.graph.state import AgentState
@@ -37,7 +37,7 @@ from react_agent.runs.events.listener_reports import tables_read
 logger = logging.getLogger(__name__)
 
 _PLACEHOLDER = re.compile(r"(?<![:\w]):(?P<name>[A-Za-z_]\w*)")
-"""A `:name` of a row filter, bound from the asker's attributes (access/policy)."""
+"""A `:name` of a row filter, bound from the asker's attributes (access/policy_file/policy)."""
 _BY_ID = re.compile(r"\s*\(?\s*(?P<column>\w+)\s*=\s*:(?P<name>\w+)\s*\)?\s*")
 """A filter by one attribute alone: `region_id = :region_id` (merged roles add parentheses)."""
 LABEL_TIMEOUT = 5.0

@@ -11,10 +11,10 @@ from langchain_core.language_models import BaseChatModel
 from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.masking import set_token_key
-from react_agent.access.policy_checks import PolicyError
-from react_agent.access.policy_source import open_policy_source, require_known_users
+from react_agent.access.policy_file.policy_checks import PolicyError
+from react_agent.access.policy_file.policy_source import open_policy_source, require_known_users
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.sensitive.masking import set_token_key
 from react_agent.conversations.checkpointer import open_checkpointer
 from react_agent.databases.catalog_model import Catalog
 from react_agent.errors import ConfigurationError, ServiceError

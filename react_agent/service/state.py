@@ -8,8 +8,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from psycopg_pool import AsyncConnectionPool
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.policy_source import PolicySource
+from react_agent.access.policy_file.policy_source import PolicySource
+from react_agent.access.scoping.catalog import TableColumns
 from react_agent.catalog.service import CatalogService
 from react_agent.conversations.postgres_checkpointer import PostgresCheckpointSaver
 from react_agent.databases.base import SQLDatabase

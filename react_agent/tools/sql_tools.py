@@ -10,11 +10,11 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 
-from react_agent.access.catalog import TableColumns
 from react_agent.access.current import current_scope
-from react_agent.access.executor import explain_in_scope, run_in_scope
-from react_agent.access.masking import sensitive_names, tokenised_rows
-from react_agent.access.rewrite import ScopeRefused
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import explain_in_scope, run_in_scope
+from react_agent.access.scoping.rewrite import ScopeRefused
+from react_agent.access.sensitive.masking import sensitive_names, tokenised_rows
 from react_agent.databases.base import QueryFailed, SQLDatabase, TableInfo
 from react_agent.guard.sql_guard import QueryRejected, check_query, is_table_allowed
 from react_agent.lint.linter import SqlLinter, as_json, warnings_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 
-from react_agent.access.policy_source import PolicySource
+from react_agent.access.policy_file.policy_source import PolicySource
 from react_agent.log_reminders import RepeatedWarnings, TroubleLog
 
 
@@ -74,7 +74,7 @@ def test_a_deleted_policy_file_is_one_warning_not_one_per_request(tmp_path, capl
     policy_file = tmp_path / "policy.yaml"
     policy_file.write_text("default_role: r\nroles:\n  r:\n    tables: '*'\n", encoding="utf-8")
     source = PolicySource(policy_file)
-    caplog.set_level(logging.INFO, "react_agent.access.policy_source")
+    caplog.set_level(logging.INFO, "react_agent.access.policy_file.policy_source")
 
     os.remove(policy_file)
     policies = {id(source.current()) for _ in range(200)}  # 200 requests

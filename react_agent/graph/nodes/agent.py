@@ -12,7 +12,7 @@ from langchain_core.messages import AnyMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 
-from react_agent.access.masking import mask_for_model
+from react_agent.access.sensitive.masking import mask_for_model
 from react_agent.graph.hooks import (
     AnswerNote,
     ExampleSource,
@@ -125,7 +125,7 @@ class AgentNodes:
             contexts = {**contexts, question.id: made}
             update["question_contexts"] = {question.id: made}
         stable = await stable_prompt(self)
-        # The one boundary into the model: sensitive values become tokens here (access/masking).
+        # The one boundary into the model: sensitive values become tokens (access/sensitive/masking)
         model_input = mask_for_model(
             with_question_contexts(stable, context, contexts), state["messages"]
         )

@@ -12,8 +12,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.tools import BaseTool, tool
 
 from react_agent.access.current import current_scope
-from react_agent.access.reach import reads_within
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.reach import reads_within
 from react_agent.memory.examples import ERROR_SQL, SERVED_STATUSES, SQL, ExampleStore, MemoryItem
 from react_agent.memory.retrieval.prompt import render_examples
 from react_agent.memory.retrieval.ranking import LexicalIndex, fuse_rankings

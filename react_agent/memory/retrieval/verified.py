@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from react_agent.access.current import current_scope
-from react_agent.access.reach import reads_within
+from react_agent.access.scoping.reach import reads_within
 from react_agent.memory.examples import SQL, VERIFIED, MemoryItem
 from react_agent.memory.retrieval.retriever import ExampleRetriever
 

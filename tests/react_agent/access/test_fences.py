@@ -22,12 +22,12 @@ import duckdb
 import psycopg
 import pytest
 
-from react_agent.access import rewrite
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import explain_in_scope, run_in_scope, scoped_query
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import ScopeRefused
+from react_agent.access.policy_file.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.access.scoping import rewrite
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import explain_in_scope, run_in_scope, scoped_query
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.open import open_database
 from react_agent.errors import ServiceError

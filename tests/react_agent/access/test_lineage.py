@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from react_agent.access.masking import sensitive_names, token_for, tokenised_rows
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import ScopeRefused, apply_scope
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.scoping.rewrite import ScopeRefused, apply_scope
+from react_agent.access.sensitive.masking import sensitive_names, token_for, tokenised_rows
 from tests.react_agent.access.conftest import POLICY_FILE
 from tests.react_agent.access.test_policy_file import CATALOG
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from react_agent.access.masking import mask_for_model, token_for
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import apply_scope
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.scoping.rewrite import apply_scope
+from react_agent.access.sensitive.masking import mask_for_model, token_for
 from tests.react_agent.access.conftest import POLICY_FILE
 from tests.react_agent.access.test_policy_file import CATALOG
 

@@ -8,9 +8,9 @@ import pytest
 
 from config import Settings
 from react_agent.access.current import CURRENT_SCOPE
-from react_agent.access.policy import load_policy
-from react_agent.access.reach import reads_within
+from react_agent.access.policy_file.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.reach import reads_within
 from react_agent.memory.examples import DOCUMENTATION, SQL
 from react_agent.memory.store import Memory, open_memory
 from tests.react_agent.access.conftest import POLICY_FILE

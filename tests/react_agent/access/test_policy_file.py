@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.access.policy import load_policy
-from react_agent.access.policy_checks import PolicyError
-from react_agent.access.policy_source import PolicySource
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.policy_file.policy_checks import PolicyError
+from react_agent.access.policy_file.policy_source import PolicySource
 from react_agent.access.scope import Scope
 from tests.react_agent.access.conftest import POLICY_FILE
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from react_agent.access.policy import load_policy
-from react_agent.access.policy_checks import PolicyError
-from react_agent.access.policy_diff import loosenings
-from react_agent.access.policy_source import PolicySource, require_known_users
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.policy_file.policy_checks import PolicyError
+from react_agent.access.policy_file.policy_diff import loosenings
+from react_agent.access.policy_file.policy_source import PolicySource, require_known_users
 from tests.react_agent.access.conftest import POLICY_FILE
 from tests.react_agent.access.test_policy_file import CATALOG
 

@@ -14,8 +14,8 @@ import psycopg
 import pytest
 from psycopg import sql as pg_sql
 
-from react_agent.access.executor import run_in_scope
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.base import QueryFailed
 from react_agent.databases.open import open_database
 from react_agent.sample_data.load_postgres import load_into_postgres

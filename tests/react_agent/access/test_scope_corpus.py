@@ -11,11 +11,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import ScopeRefused
+from react_agent.access.policy_file.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed, SQLDatabase
 from react_agent.databases.open import open_database
 from react_agent.guard.sql_guard import QueryRejected, check_query

@@ -17,10 +17,10 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.policy import load_policy
+from react_agent.access.policy_file.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.base import ForwardingDatabase, SQLDatabase, TableInfo
 from react_agent.databases.federation.engine import Attachment, Federation
 from react_agent.service.data_sources import open_named_sources

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import sqlglot
 
-from react_agent.access.catalog import TableColumns
-from react_agent.access.policy import load_policy
-from react_agent.access.rewrite import FENCES, ScopeRefused, apply_scope
+from react_agent.access.policy_file.policy import load_policy
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.rewrite import FENCES, ScopeRefused, apply_scope
 from react_agent.databases.base import QueryFailed
 from react_agent.databases.open import open_database
 from react_agent.guard.sql_guard import QueryRejected, check_query

@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from react_agent.access.executor import run_in_scope
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.access.stricter import stricter_scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import pytest
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.routing import run_on
 from react_agent.sample_data import SAMPLE_DATABASE_URL, SAMPLE_DB_PATH

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from config import Settings
-from react_agent.access.catalog import TableColumns
-from react_agent.access.executor import run_in_scope
-from react_agent.access.rewrite import ScopeRefused
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.executor import run_in_scope
+from react_agent.access.scoping.rewrite import ScopeRefused
 from react_agent.databases.base import QueryFailed
 from react_agent.databases.federation.sources import NamedSources
 from react_agent.databases.federation.specs import parse_sources

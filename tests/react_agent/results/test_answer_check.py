@@ -113,7 +113,7 @@ def test_a_numeric_sent_as_text_is_a_figure():
 
 
 def test_a_masked_values_token_is_no_figure():
-    # The model sees sensitive values as tokens (access/masking) and may repeat them.
+    # The model sees sensitive values as tokens (access/sensitive/masking) and may repeat them.
     salaries = {
         "columns": ["name", "salary"],
         "total_row_count": 1,

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from react_agent.access.catalog import TableColumns
 from react_agent.access.current import CURRENT_SCOPE
-from react_agent.access.policy import load_policy
+from react_agent.access.policy_file.policy import load_policy
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
 from react_agent.databases.base import SQLDatabase
 from react_agent.databases.open import open_database
 from react_agent.databases.sqlite.engine import SQLiteDatabase

@@ -7,7 +7,7 @@ those columns found anywhere in the state's artifacts is replaced by a token suc
 the system prompt with its history blocks and examples, sub-agent results. The same value
 gives the same token, so the model can still count and group what it reads; a token is 64
 bits of a keyed HMAC (13 base32 characters), so two values of a column do not share one.
-Which result columns are sensitive comes from the lineage pass (access/lineage), by
+Which result columns are sensitive comes from the lineage pass (access/sensitive/lineage), by
 position; the tools also write their results for the model with tokens (`tokenised_rows`),
 so a value too short to be replaced in free text never reaches it either.
 """

@@ -28,8 +28,8 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.scope import traverse_scope
 
-from react_agent.access.lineage import sensitive_lineage
 from react_agent.access.scope import Scope
+from react_agent.access.sensitive.lineage import sensitive_lineage
 from react_agent.access.table_keys import DEFAULT_SCHEMAS, table_key
 from react_agent.guard.sql_guard import QueryRejected, parse_statement
 

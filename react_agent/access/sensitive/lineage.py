@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from react_agent.access.lineage_labels import LIST, VALUE
-from react_agent.access.lineage_pass import LineagePass, Refused
 from react_agent.access.scope import Scope
+from react_agent.access.sensitive.lineage_labels import LIST, VALUE
+from react_agent.access.sensitive.lineage_pass import LineagePass, Refused
 from react_agent.access.table_keys import table_key
 
 LIST_REFUSAL = (

@@ -1,7 +1,7 @@
 """The lineage pass itself: one walk over a query's scopes, labelling each output column.
 
 A query level's FROM items are its sources, each with its columns' labels; an output's
-label is the highest of what its expression reads (access/lineage_labels).
+label is the highest of what its expression reads (access/sensitive/lineage_labels).
 """
 
 from __future__ import annotations
@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from react_agent.access.lineage_labels import CLEAN, LIST, MEASURES, VALUE, folds, has_query
 from react_agent.access.scope import Scope
+from react_agent.access.sensitive.lineage_labels import (
+    CLEAN,
+    LIST,
+    MEASURES,
+    VALUE,
+    folds,
+    has_query,
+)
 from react_agent.access.table_keys import table_key
 
 PIVOT_REFUSAL = (

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from react_agent.access.actor import Actor
-from react_agent.access.catalog import TableColumns
-from react_agent.access.policy import Policy, parse_policy
-from react_agent.access.policy_checks import PolicyError
-from react_agent.access.policy_diff import loosenings
+from react_agent.access.policy_file.policy import Policy, parse_policy
+from react_agent.access.policy_file.policy_checks import PolicyError
+from react_agent.access.policy_file.policy_diff import loosenings
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
 from react_agent.log_reminders import TroubleLog
 
 logger = logging.getLogger(__name__)

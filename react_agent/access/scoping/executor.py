@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
-from react_agent.access.catalog import TableColumns
-from react_agent.access.rewrite import ScopedQuery, apply_scope
 from react_agent.access.scope import Scope
+from react_agent.access.scoping.catalog import TableColumns
+from react_agent.access.scoping.rewrite import ScopedQuery, apply_scope
 from react_agent.databases.base import SessionSettings, SQLDatabase
 from react_agent.databases.records import QueryResult
 from react_agent.databases.row_streams import RowStream

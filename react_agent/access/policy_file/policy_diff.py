@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from react_agent.access.policy import Policy
+from react_agent.access.policy_file.policy import Policy
 from react_agent.access.scope import Scope
 
 UNLISTED = "\x00unlisted"

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from react_agent.access.actor import Actor
-from react_agent.access.policy_checks import (
+from react_agent.access.policy_file.policy_checks import (
     PolicyError,
     Spot,
     check_catalog,

@@ -1,0 +1,1 @@
+"""Sensitive values: which output columns carry them (lineage), their tokens before the model."""
