@@ -24,7 +24,8 @@ ASKER: ContextVar[str] = ContextVar("data_source_asker", default="")
 export for its request; tasks a run starts (tools, sub-agents) inherit it."""
 
 WaitReport = Callable[[str, int], None]
-"""Told `(source, ahead)` when a statement starts waiting and each time its place moves."""
+"""Told `(source, ahead)` when a statement starts waiting and each time its place moves;
+always called in the waiting statement's own task (its run's context)."""
 
 ShareReport = Callable[[str, "ShareCounts"], None]
 """Told `(source, counts)` each time a source's counts change (its metrics)."""
@@ -33,9 +34,11 @@ ShareReport = Callable[[str, "ShareCounts"], None]
 @dataclass(eq=False)
 class _Waiter:
     user: str
-    granted: asyncio.Future[None]
-    report: WaitReport | None
     ahead: int = -1
+    """Statements that run before it, as the queue stands now."""
+    granted: bool = False
+    moved: asyncio.Event = field(default_factory=asyncio.Event)
+    """Wakes the waiter's own task: its place moved or its turn came."""
 
 
 @dataclass
@@ -98,14 +101,15 @@ class FairShare:
             self._release()
 
     async def _wait(self, user: str, report: WaitReport | None) -> None:
-        waiter = _Waiter(user, asyncio.get_running_loop().create_future(), report)
+        waiter = _Waiter(user)
         self._queues.setdefault(user, deque()).append(waiter)
-        self._tell_places()
+        self._move_places()
         self._changed()
         try:
-            await asyncio.wait_for(asyncio.shield(waiter.granted), self.max_wait)
+            async with asyncio.timeout(self.max_wait):
+                await self._follow(waiter, report)
         except TimeoutError:
-            if waiter.granted.done():  # the turn came as the wait ended: take it
+            if waiter.granted:  # the turn came as the wait ended: take it
                 return
             self._refused += 1
             self._forget(waiter)
@@ -115,12 +119,27 @@ class FairShare:
                 f"the data source {self.source!r} had no free turn within {self.max_wait:g} s",
                 source=self.source,
             ) from None
-        except asyncio.CancelledError:
-            if waiter.granted.done() and not waiter.granted.cancelled():
+        except BaseException:  # cancelled, or the report failed
+            if waiter.granted:
                 self._release()  # granted, but its task is gone: pass the slot on
             else:
                 self._forget(waiter)
             raise
+
+    async def _follow(self, waiter: _Waiter, report: WaitReport | None) -> None:
+        """Wait in the waiter's own task for its turn, telling `report` each new place.
+
+        The task that frees a slot or joins the queue only moves places and wakes the
+        waiters: a report runs here, so it lands in the waiter's run (its context's event
+        sink), never in the run of the task that moved it.
+        """
+        told = -1
+        while not waiter.granted:
+            if report is not None and waiter.ahead != told:
+                told = waiter.ahead
+                report(self.source, told)
+            waiter.moved.clear()
+            await waiter.moved.wait()
 
     def _forget(self, waiter: _Waiter) -> None:
         queue = self._queues.get(waiter.user)
@@ -128,7 +147,7 @@ class FairShare:
             queue.remove(waiter)
             if not queue:
                 del self._queues[waiter.user]
-            self._tell_places()
+            self._move_places()
             self._changed()
 
     def _release(self) -> None:
@@ -142,15 +161,17 @@ class FairShare:
         del self._queues[user]
         if queue:  # the user's next statement waits for the round to come back
             self._queues[user] = queue
-        waiter.granted.set_result(None)  # the slot passes on: in_use stays
-        self._tell_places()
+        waiter.granted = True  # the slot passes on: in_use stays
+        waiter.moved.set()
+        self._move_places()
         self._changed()
 
-    def _tell_places(self) -> None:
+    def _move_places(self) -> None:
+        """Give each waiter its place now, waking those whose place changed."""
         for ahead, waiter in enumerate(self.order()):
-            if waiter.report is not None and waiter.ahead != ahead:
+            if waiter.ahead != ahead:
                 waiter.ahead = ahead
-                waiter.report(self.source, ahead)
+                waiter.moved.set()
 
     def _changed(self) -> None:
         if self.on_change is not None:

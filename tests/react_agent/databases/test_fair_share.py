@@ -189,3 +189,24 @@ async def test_statements_on_a_real_engine_take_fair_turns(sample_database: SQLD
     release.set()
     await asyncio.gather(holder, *tasks)
     assert served.index("light") <= 1 and len(served) == 5
+
+
+async def test_a_waiter_whose_report_fails_leaves_the_queue_and_the_holder_keeps_its_slot():
+    share = FairShare("crm", max_concurrent=1, max_wait=60)
+    release = asyncio.Event()
+    holder = as_user("a", lambda: hold(share, release))
+    assert await eventually(lambda: share.counts().in_use == 1)
+
+    def broken(source: str, ahead: int) -> None:
+        raise RuntimeError(f"no stream for {source} at {ahead}")
+
+    async def statement() -> None:
+        async with share.turn(broken):
+            raise AssertionError("the statement must not run")
+
+    with pytest.raises(RuntimeError, match="no stream for crm at 0"):
+        await as_user("b", statement)
+    assert share.counts() == ShareCounts(max_concurrent=1, in_use=1, queued=0, refused=0)
+    release.set()
+    await holder
+    assert share.counts() == ShareCounts(max_concurrent=1, in_use=0, queued=0, refused=0)
