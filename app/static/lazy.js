@@ -25,6 +25,16 @@ function addStyle(href) {
   else document.head.append(link);
 }
 
+const styled = new Set(); // libraries whose style sheet is on the page
+
+/** Put library `name`'s style sheet on the page (once), without its script. */
+export function loadStyle(name) {
+  const library = LIBRARIES[name];
+  if (!library.style || styled.has(name)) return;
+  styled.add(name);
+  addStyle(library.style);
+}
+
 /** Return a Promise of library `name`'s global (one load however many ask; null if it fails). */
 export function loadLibrary(name) {
   const library = LIBRARIES[name];
@@ -33,7 +43,7 @@ export function loadLibrary(name) {
     loading.set(
       name,
       new Promise((resolve) => {
-        if (library.style) addStyle(library.style);
+        loadStyle(name);
         const script = document.createElement("script");
         script.src = here(library.script);
         script.async = true;

@@ -2,7 +2,11 @@
 // Both load with the first SQL shown; until then the SQL shows in a simple clause layout.
 
 import { label, t } from "./i18n.js";
-import { loadLibrary, loaded, whenVisible } from "./lazy.js";
+import { loadLibrary, loadStyle, loaded, whenVisible } from "./lazy.js";
+import { offThread } from "./offthread.js";
+
+// The worker's copies of the two tools (lazy.js loads the page's own).
+const SQL_TOOLS = ["vendor/sql-formatter/sql-formatter.min.js", "vendor/highlight/highlight.min.js"];
 
 /** Load sql-formatter and highlight.js (once); resolves when both are there (or failed). */
 export function whenSqlToolsReady() {
@@ -78,13 +82,20 @@ export function sqlBlock(sql, testId = "sql") {
   const code = document.createElement("code");
   highlightInto(code, formatted);
   if (!loaded("sqlFormatter") || !loaded("hljs")) {
-    // Laid out and coloured once the tools are here and the block comes near the screen.
-    whenSqlToolsReady().then(() =>
-      whenVisible(pre, () => {
-        formatted = formatSql(sql);
-        highlightInto(code, formatted);
-      }),
-    );
+    // Laid out and coloured once the block comes near the screen: in the drawing worker, so a
+    // long thread's SQL costs the reader no frame; here once the tools load where there is none.
+    loadStyle("hljs");
+    whenVisible(pre, async () => {
+      const done = await offThread("sql", { sql: String(sql ?? "").trim() }, SQL_TOOLS);
+      if (done?.formatted) {
+        formatted = done.formatted;
+        code.innerHTML = done.html; // highlight.js's spans around the text it escaped
+        return;
+      }
+      await whenSqlToolsReady();
+      formatted = formatSql(sql);
+      highlightInto(code, formatted);
+    });
   }
   pre.append(code);
   block.append(pre, copyButton(() => formatted, "copy", "copy-sql"));

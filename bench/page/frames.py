@@ -60,7 +60,7 @@ ALL_DRAWN = """async () => {
     const charts = document.querySelectorAll('[data-testid=chart]');
     const grids = document.querySelectorAll('[data-testid=results-table]');
     return [...charts].every((c) => c.querySelector('img, canvas'))
-      && [...grids].every((g) => g.querySelector('tbody tr'));
+      && [...grids].every((g) => g.querySelector('tbody tr, .tabulator-row'));
   };
   while (!drawn()) await new Promise((done) => setTimeout(done, 100));
 }"""

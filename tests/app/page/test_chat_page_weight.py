@@ -118,15 +118,42 @@ async def test_the_first_screen_sends_at_most_400_kb_of_javascript_and_no_heavy_
     )
     await tab.ask("各地区门店数？")
     await tab.wait_for_answers(1)
-    # The chart is a picture drawn in a worker: the page itself loads ECharts only on a click.
+    # The chart is a picture and the SQL is laid out and coloured in the drawing worker: the
+    # page itself loads no heavy library for the answer; ECharts comes with a click.
     await expect(tab.hook("chart").locator("img")).to_have_count(1)
     await expect(tab.hook("results-table").locator("tbody tr")).to_have_count(7)
     await expect(tab.hook("sql").locator(".hljs-keyword").first).to_be_visible()
+    assert "\nGROUP BY\n" in (await tab.hook("sql").text_content() or "")  # sql-formatter's
     loaded = " ".join(scripts.values())
-    assert all(name in loaded for name in HEAVY if name != "echarts"), loaded
-    assert "echarts" not in loaded, loaded
+    assert not [name for name in HEAVY if name in loaded], loaded
     await tab.hook("chart").click()
     await expect(tab.hook("chart").locator("canvas")).to_have_count(1)
     assert "echarts" in " ".join(scripts.values())
     assert re.search(r"static/app\.js\?v=\w+", loaded)
     assert tab.errors == []
+
+
+async def test_without_a_drawing_worker_charts_are_live_and_sql_is_laid_out_on_the_page(
+    served: ServedPage,
+) -> None:
+    # The worker's script cannot be had (a proxy, a policy): the page does the work itself.
+    tab = await open_tab(served.browser, "about:blank")
+    refused: list[str] = []
+
+    async def refuse(route: Any) -> None:
+        refused.append(route.request.url)
+        await route.abort()
+
+    await tab.page.context.route("**/draw_worker.js*", refuse)
+    await tab.page.goto(served.url)
+    served.model.routes["各地区门店数？"] = ScriptedChatModel(
+        replies=[call_tool("run_sql", sql=REGIONS_SQL), answer("华东最多。")]
+    )
+    await tab.ask("各地区门店数？")
+    await tab.wait_for_answers(1)
+    await expect(tab.hook("chart").locator("canvas")).to_have_count(1)  # live from the start
+    assert await tab.hook("chart").locator("img").count() == 0
+    await expect(tab.hook("sql").locator(".hljs-keyword").first).to_be_visible()
+    assert "\nGROUP BY\n" in (await tab.hook("sql").text_content() or "")
+    assert refused  # the worker was asked for, and refused
+    assert [e for e in tab.errors if "draw_worker" not in e] == []
