@@ -1,6 +1,8 @@
 """Draw `bench.page.frames` runs as an SVG: each frame's time while the thread scrolls.
 
     python -m bench.page.figure bench/results/52-page.json bench/results/52-page-frames.svg
+    python -m bench.page.figure bench/results/52-page.json bench/results/52-page-drawing.svg \
+        --while-drawing
 
 No plotting library: the SVG is written by hand (one polyline per run, the 50 ms line).
 """
@@ -23,15 +25,18 @@ def _y(ms: float) -> float:
     return HEIGHT - MARGIN - min(ms, CAP_MS) / CAP_MS * (HEIGHT - 2 * MARGIN)
 
 
-def frames_svg(runs: list[dict[str, Any]]) -> str:
-    """Return the SVG of the runs' frame times (x: the frame's share of the scroll)."""
+def frames_svg(runs: list[dict[str, Any]], key: str = "frame", title: str = "") -> str:
+    """Return the SVG of the runs' frame times (x: the frame's share of the scroll).
+
+    `key` names the frames: "frame" (the settled thread) or "drawing_frame" (while drawing).
+    """
     plot = WIDTH - 2 * MARGIN
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'font-family="sans-serif" font-size="12">',
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>',
         f'<text x="{MARGIN}" y="20">20-turn thread scrolled on a phone (390×844, CPU 4× '
-        "slower): each frame's time (ms)</text>",
+        f"slower){escape(title)}: each frame's time (ms)</text>",
     ]
     for ms in (0, 50, 100, 200, 300):
         y = _y(ms)
@@ -42,7 +47,7 @@ def frames_svg(runs: list[dict[str, Any]]) -> str:
             f'stroke="{colour}"{dash}/><text x="8" y="{y + 4:.1f}">{ms}</text>'
         )
     for index, run in enumerate(runs):
-        frames = run["frame_ms"]
+        frames = run[f"{key}_ms"]
         colour = COLOURS[index % len(COLOURS)]
         step = plot / max(1, len(frames) - 1)
         points = " ".join(f"{MARGIN + i * step:.1f},{_y(ms):.1f}" for i, ms in enumerate(frames))
@@ -50,8 +55,9 @@ def frames_svg(runs: list[dict[str, Any]]) -> str:
             f'<polyline fill="none" stroke="{colour}" stroke-width="1" points="{points}"/>'
         )
         legend = (
-            f"{run['label']}: p50 {run['frame_ms_p50']} ms, p95 {run['frame_ms_p95']} ms, "
-            f"max {run['frame_ms_max']} ms, {run['frames_over_50ms']}/{run['frames']} over 50 ms; "
+            f"{run['label']}: p50 {run[f'{key}_ms_p50']} ms, p95 {run[f'{key}_ms_p95']} ms, "
+            f"max {run[f'{key}_ms_max']} ms, "
+            f"{run[f'{key}s_over_50ms']}/{run[f'{key}s']} over 50 ms; "
             f"starters at {run['first_screen_s']} s (load {run['load_average'][0]})"
         )
         y = HEIGHT - 30 + index * 14
@@ -63,8 +69,10 @@ def frames_svg(runs: list[dict[str, Any]]) -> str:
 def main() -> None:
     """Read the runs' JSON (first argument) and write the SVG (second argument)."""
     runs = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    runs.sort(key=lambda run: run["label"] != "before")  # the older page first
-    Path(sys.argv[2]).write_text(frames_svg(runs), encoding="utf-8")
+    runs.sort(key=lambda run: not run["label"].startswith("before"))  # the older page first
+    drawing = "--while-drawing" in sys.argv[3:]
+    key, title = ("drawing_frame", ", while it draws") if drawing else ("frame", "")
+    Path(sys.argv[2]).write_text(frames_svg(runs, key, title), encoding="utf-8")
 
 
 if __name__ == "__main__":
