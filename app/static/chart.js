@@ -61,14 +61,8 @@ function picker(testId, key, choices) {
   return select;
 }
 
-/**
- * Return a chart view for `option` (null when none, or when a chart would not help `records`);
- * `partial` = {shown, total} or null.
- */
-export function chartView(option, partial, records = null) {
-  if (!option || !chartHelps(option, records)) return null;
-  const view = document.createElement("div");
-  view.className = "chart-view";
+/** Return the bar over a chart: its type, measure and axis pickers and its save button. */
+function chartControls(option, records) {
   const bar = document.createElement("div");
   bar.className = "chart-bar";
   const initial = option.series?.[0]?.type ?? "bar";
@@ -91,6 +85,18 @@ export function chartView(option, partial, records = null) {
   save.dataset.testid = "save-png";
   label(save, "savePng");
   bar.append(save);
+  return { bar, type, measure, axis, save, initial, shown, measures };
+}
+
+/**
+ * Return a chart view for `option` (null when none, or when a chart would not help `records`);
+ * `partial` = {shown, total} or null.
+ */
+export function chartView(option, partial, records = null) {
+  if (!option || !chartHelps(option, records)) return null;
+  const view = document.createElement("div");
+  view.className = "chart-view";
+  const { bar, type, measure, axis, save, initial, shown, measures } = chartControls(option, records);
   const box = document.createElement("div");
   box.className = "chart";
   box.dataset.testid = "chart";
