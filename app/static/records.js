@@ -7,8 +7,6 @@ import { currentLang, label, t } from "./i18n.js";
 import { whenVisible } from "./lazy.js";
 import { copyButton } from "./sql_format.js";
 
-const PAGE_SIZE = 50;
-const GRID_MAX_HEIGHT = "420px"; // the grid scrolls inside this; its header stays in view
 const ISO_DATE = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
 
 let columnLabels = new Map(); // column name → description, from GET /api/v0/schema
